@@ -1,0 +1,61 @@
+package io.npmagent.dataplane.desired;
+
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.dataplane.model.PodKey;
+import io.npmagent.dataplane.model.PolicyKey;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What changed in the {@link DesiredState}: for each kind of row, the keys whose row was created,
+ * changed ({@code Optional.of(new row)}) or removed ({@code Optional.empty()}); for sets and members,
+ * {@code true} (now present) or {@code false} (now absent). Only real changes appear: a key whose row
+ * ended as it began is left out.
+ *
+ * <p>Applying a delta needs an order so that no rule ever names a missing set, and no pod a missing
+ * policy: identities, addresses, peer sets and members that appear go first, then policies, then
+ * pods; removals go in the reverse order. The batch layer owns that order; a delta is only the facts.
+ */
+public record DesiredDelta(
+        Map<IdentityId, Optional<Identity>> identities,
+        Map<IpAddress, Optional<IdentityId>> addresses,
+        Map<PeerSetKey, Boolean> peerSets,
+        Map<Membership, Boolean> members,
+        Map<PolicyKey, Optional<CompiledPolicy>> policies,
+        Map<PodKey, Optional<LocalPod>> pods) {
+
+    public static final DesiredDelta EMPTY =
+            new DesiredDelta(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
+
+    public DesiredDelta {
+        identities = frozen(identities);
+        addresses = frozen(addresses);
+        peerSets = frozen(peerSets);
+        members = Collections.unmodifiableMap(new LinkedHashMap<>(members));
+        policies = frozen(policies);
+        pods = frozen(pods);
+    }
+
+    private static <K, V> Map<K, V> frozen(Map<K, V> m) {
+        return m.isEmpty() ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(m));
+    }
+
+    public boolean isEmpty() {
+        return size() == 0;
+    }
+
+    /** Number of changed rows of all kinds. */
+    public int size() {
+        return identities.size() + addresses.size() + peerSets.size() + members.size() + policies.size() + pods.size();
+    }
+
+    @Override
+    public String toString() {
+        return "DesiredDelta{identities=" + identities.size() + ", addresses=" + addresses.size()
+                + ", peerSets=" + peerSets.size() + ", members=" + members.size()
+                + ", policies=" + policies.size() + ", pods=" + pods.size() + "}";
+    }
+}

@@ -1,0 +1,34 @@
+package io.npmagent.dataplane.desired;
+
+import io.npmagent.dataplane.model.Direction;
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.dataplane.model.PodKey;
+import io.npmagent.dataplane.model.PolicyKey;
+import java.util.List;
+
+/**
+ * A pod this node enforces for: its addresses (the ones it owns), its identity (for its own named
+ * ports) and, per direction, the policies that select it, sorted. An empty list means that direction
+ * is not isolated: all traffic passes. A pod appears here once it has an address.
+ */
+public record LocalPod(
+        PodKey key,
+        List<IpAddress> ips,
+        IdentityId identity,
+        List<PolicyKey> ingressPolicies,
+        List<PolicyKey> egressPolicies) {
+
+    public LocalPod {
+        ips = List.copyOf(ips);
+        ingressPolicies = List.copyOf(ingressPolicies);
+        egressPolicies = List.copyOf(egressPolicies);
+    }
+
+    public List<PolicyKey> policies(Direction direction) {
+        return direction == Direction.INGRESS ? ingressPolicies : egressPolicies;
+    }
+
+    public boolean isolated(Direction direction) {
+        return !policies(direction).isEmpty();
+    }
+}

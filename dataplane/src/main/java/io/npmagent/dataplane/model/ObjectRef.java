@@ -1,0 +1,22 @@
+package io.npmagent.dataplane.model;
+
+/** Names a Kubernetes object in errors and logs: {@code NetworkPolicy x/deny-all}, {@code Namespace x}. */
+public record ObjectRef(String kind, String namespace, String name) {
+
+    public static ObjectRef of(PolicyKey key) {
+        return new ObjectRef("NetworkPolicy", key.namespace(), key.name());
+    }
+
+    public static ObjectRef of(PodKey key) {
+        return new ObjectRef("Pod", key.namespace(), key.name());
+    }
+
+    public static ObjectRef namespace(String name) {
+        return new ObjectRef("Namespace", null, name);
+    }
+
+    @Override
+    public String toString() {
+        return kind + " " + (namespace == null ? name : namespace + "/" + name);
+    }
+}

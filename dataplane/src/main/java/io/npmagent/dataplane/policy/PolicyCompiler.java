@@ -1,0 +1,496 @@
+package io.npmagent.dataplane.policy;
+
+import io.npmagent.dataplane.desired.CompiledPolicy;
+import io.npmagent.dataplane.desired.DesiredDelta;
+import io.npmagent.dataplane.desired.DesiredState;
+import io.npmagent.dataplane.desired.Identity;
+import io.npmagent.dataplane.desired.IdentityId;
+import io.npmagent.dataplane.desired.LocalPod;
+import io.npmagent.dataplane.desired.PeerSetKey;
+import io.npmagent.dataplane.desired.PortMatch;
+import io.npmagent.dataplane.model.ClusterEvent;
+import io.npmagent.dataplane.model.ClusterState;
+import io.npmagent.dataplane.model.ContainerPort;
+import io.npmagent.dataplane.model.Direction;
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.dataplane.model.Namespace;
+import io.npmagent.dataplane.model.ObjectRef;
+import io.npmagent.dataplane.model.Pod;
+import io.npmagent.dataplane.model.PodKey;
+import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.dataplane.model.ValidationError;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Turns cluster events into changes of the {@link DesiredState}, incrementally.
+ *
+ * <p><b>What it owns.</b> The indexed cluster state and everything derived from it: address ownership,
+ * identities, peer-set membership, which local pods each policy selects. Every event recomputes only
+ * what the changed object can affect, and the result is the net change of the desired rows:
+ * <ul>
+ *   <li>a pod event: the pod's address claims (and the pods it contends with for an address), its
+ *       identity (which may create or release one; a new identity is matched against every selector
+ *       peer set), and, if it is local, the policies of its namespace that select it;</li>
+ *   <li>a namespace event: the identities of the pods in it (namespace labels are part of identity);</li>
+ *   <li>a policy event: its effective form, the peer sets it names (a new set is matched against every
+ *       identity; a set no policy names is removed), and the local pods of its namespace it selects.</li>
+ * </ul>
+ * Output depends only on the current state, never on the order that led there (identity numbers
+ * aside): compiling event by event and compiling a snapshot from scratch give the same rows.
+ *
+ * <p><b>Address ownership.</b> An address is owned by one pod: of the live pod-network pods that list
+ * it, the least by namespace/name. Terminal and host-network pods own nothing. The evaluator applies
+ * the same rule, so a reused address is judged the same everywhere.
+ *
+ * <p><b>Threads.</b> Not thread-safe: one model thread feeds it (sources hand events to that thread).
+ */
+public final class PolicyCompiler {
+    private final String nodeName;
+
+    // The cluster as last seen.
+    private final Map<String, Namespace> namespaces = new HashMap<>();
+    private final Map<PodKey, Pod> pods = new HashMap<>();
+    private final Map<String, Set<PodKey>> podsByNamespace = new HashMap<>();
+    private final Map<PolicyKey, NormalizedPolicy> policies = new HashMap<>();
+    private final Map<String, Set<PolicyKey>> policiesByNamespace = new HashMap<>();
+    private final Map<ObjectRef, List<ValidationError>> errors = new TreeMap<>(
+            (a, b) -> a.toString().compareTo(b.toString()));
+
+    // Derived indexes.
+    private final Map<IpAddress, SortedSet<PodKey>> claimants = new HashMap<>();
+    private final Map<PodKey, Set<IpAddress>> claims = new HashMap<>();
+    private final Map<PodKey, List<IpAddress>> ownedAddresses = new HashMap<>();
+    private final Map<PodKey, IdentityId> podIdentity = new HashMap<>();
+    private final Map<Identity, IdentityId> identityIds = new HashMap<>();
+    private final Map<IdentityId, Set<PodKey>> identityPods = new HashMap<>();
+    private final BitSet usedIds = new BitSet();
+    private final Map<PeerSetKey, Integer> setReferences = new HashMap<>();
+    private final Map<PolicyKey, Set<PodKey>> policyTargets = new HashMap<>();
+    private final Map<PodKey, Set<PolicyKey>> podPolicies = new HashMap<>();
+
+    // The desired rows, with their changes since the last event.
+    private final TrackedMap<IdentityId, Identity> identityRows = new TrackedMap<>();
+    private final TrackedMap<IpAddress, IdentityId> addressRows = new TrackedMap<>();
+    private final TrackedMap<PeerSetKey, Boolean> setRows = new TrackedMap<>();
+    private final MembershipTable members = new MembershipTable();
+    private final TrackedMap<PolicyKey, CompiledPolicy> policyRows = new TrackedMap<>();
+    private final TrackedMap<PodKey, LocalPod> podRows = new TrackedMap<>();
+
+    /**
+     * @param nodeName the node whose pods are enforcement targets; null makes every pod local (a
+     *                 single-node sandbox, or evaluating the whole cluster)
+     */
+    public PolicyCompiler(String nodeName) {
+        this.nodeName = nodeName;
+    }
+
+    /** The desired state of {@code cluster} for {@code nodeName}, compiled from nothing. */
+    public static DesiredState compile(ClusterState cluster, String nodeName) {
+        PolicyCompiler compiler = new PolicyCompiler(nodeName);
+        cluster.asEvents().forEach(compiler::apply);
+        return compiler.snapshot();
+    }
+
+    public CompileResult apply(ClusterEvent event) {
+        List<ValidationError> found = List.of();
+        if (event instanceof ClusterEvent.NamespaceUpserted e) {
+            namespaceChanged(e.namespace().name(), e.namespace());
+        } else if (event instanceof ClusterEvent.NamespaceDeleted e) {
+            namespaceChanged(e.name(), null);
+        } else if (event instanceof ClusterEvent.PodUpserted e) {
+            podChanged(e.pod().key(), e.pod());
+        } else if (event instanceof ClusterEvent.PodDeleted e) {
+            podChanged(e.key(), null);
+        } else if (event instanceof ClusterEvent.PolicyUpserted e) {
+            NormalizedPolicy normalized = PolicyNormalizer.normalize(e.policy());
+            found = normalized.errors();
+            policyChanged(e.policy().key(), normalized);
+        } else if (event instanceof ClusterEvent.PolicyDeleted e) {
+            policyChanged(e.key(), null);
+        }
+        return new CompileResult(drain(), found);
+    }
+
+    /** The objects that currently have validation errors, with the errors. */
+    public Map<ObjectRef, List<ValidationError>> errors() {
+        return Collections.unmodifiableMap(errors);
+    }
+
+    public DesiredState snapshot() {
+        Map<PeerSetKey, Set<IdentityId>> sets = new HashMap<>();
+        for (PeerSetKey set : setRows.view().keySet()) {
+            sets.put(set, members.members(set));
+        }
+        return new DesiredState(
+                new TreeMap<>(identityRows.view()),
+                new TreeMap<>(addressRows.view()),
+                toSorted(sets),
+                new TreeMap<>(policyRows.view()),
+                new TreeMap<>(podRows.view()));
+    }
+
+    private static TreeMap<PeerSetKey, SortedSet<IdentityId>> toSorted(Map<PeerSetKey, Set<IdentityId>> sets) {
+        TreeMap<PeerSetKey, SortedSet<IdentityId>> out = new TreeMap<>();
+        sets.forEach((k, v) -> out.put(k, new TreeSet<>(v)));
+        return out;
+    }
+
+    private DesiredDelta drain() {
+        Map<PeerSetKey, Boolean> sets = new LinkedHashMap<>();
+        setRows.drain().forEach((k, v) -> sets.put(k, v.isPresent()));
+        return new DesiredDelta(
+                identityRows.drain(),
+                addressRows.drain(),
+                sets,
+                members.drain(),
+                policyRows.drain(),
+                podRows.drain());
+    }
+
+    // ---- namespaces -------------------------------------------------------------------------
+
+    private void namespaceChanged(String name, Namespace namespace) {
+        Namespace before = namespaceOf(name);
+        if (namespace == null) {
+            namespaces.remove(name);
+        } else {
+            namespaces.put(name, namespace);
+        }
+        if (before.labels().equals(namespaceOf(name).labels())) {
+            return;
+        }
+        for (PodKey pod : List.copyOf(podsByNamespace.getOrDefault(name, Set.of()))) {
+            refreshIdentityAndRows(pod);
+        }
+    }
+
+    private Namespace namespaceOf(String name) {
+        Namespace ns = namespaces.get(name);
+        return ns != null ? ns : Namespace.unknown(name);
+    }
+
+    // ---- pods -------------------------------------------------------------------------------
+
+    private void podChanged(PodKey key, Pod pod) {
+        if (pod == null) {
+            pods.remove(key);
+            removeFromIndex(podsByNamespace, key.namespace(), key);
+        } else {
+            pods.put(key, pod);
+            podsByNamespace.computeIfAbsent(key.namespace(), k -> new HashSet<>()).add(key);
+        }
+        Set<PodKey> affected = updateClaims(key, pod);
+        refreshTargets(key);
+        for (PodKey p : affected) {
+            refreshIdentityAndRows(p);
+        }
+    }
+
+    /** Records the addresses {@code key} claims now; returns it and every pod whose owned addresses changed. */
+    private Set<PodKey> updateClaims(PodKey key, Pod pod) {
+        Set<IpAddress> now = pod != null && pod.policyEndpoint() ? new HashSet<>(pod.ips()) : Set.of();
+        Set<IpAddress> before = claims.getOrDefault(key, Set.of());
+        Set<PodKey> affected = new HashSet<>();
+        affected.add(key);
+        for (IpAddress ip : before) {
+            if (!now.contains(ip)) {
+                SortedSet<PodKey> c = claimants.get(ip);
+                c.remove(key);
+                if (c.isEmpty()) {
+                    claimants.remove(ip);
+                } else {
+                    affected.add(c.first());
+                }
+            }
+        }
+        for (IpAddress ip : now) {
+            if (!before.contains(ip)) {
+                SortedSet<PodKey> c = claimants.computeIfAbsent(ip, k -> new TreeSet<>());
+                if (!c.isEmpty()) {
+                    affected.add(c.first());
+                }
+                c.add(key);
+            }
+        }
+        if (now.isEmpty()) {
+            claims.remove(key);
+        } else {
+            claims.put(key, now);
+        }
+        return affected;
+    }
+
+    /** The addresses {@code key} owns now, in the order the pod lists them. */
+    private List<IpAddress> computeOwned(PodKey key) {
+        Pod pod = pods.get(key);
+        if (pod == null || !claims.containsKey(key)) {
+            return List.of();
+        }
+        List<IpAddress> owned = new ArrayList<>();
+        for (IpAddress ip : pod.ips()) {
+            SortedSet<PodKey> c = claimants.get(ip);
+            if (c != null && c.first().equals(key) && !owned.contains(ip)) {
+                owned.add(ip);
+            }
+        }
+        return owned;
+    }
+
+    /**
+     * Recomputes what the pod owns and its identity, and every row that shows them: its address rows
+     * and its local-pod row. An address it no longer owns is removed only if nobody claims it; else the
+     * new owner, which is refreshed in the same event, rewrites it.
+     */
+    private void refreshIdentityAndRows(PodKey key) {
+        List<IpAddress> owned = computeOwned(key);
+        List<IpAddress> ownedBefore = owned.isEmpty() ? ownedAddresses.remove(key) : ownedAddresses.put(key, owned);
+        Identity wanted = owned.isEmpty() ? null : identityOf(pods.get(key));
+        IdentityId before = podIdentity.get(key);
+        IdentityId id = before;
+        if (!Objects.equals(wanted, before == null ? null : identityRows.get(before))) {
+            // Take the new identity before letting go of the old, so a number is never reused within
+            // one change: a backend sees one identity appear and another go, never a number change meaning.
+            id = wanted == null ? null : acquireIdentity(key, wanted);
+            if (before != null) {
+                releaseIdentity(key, before);
+            }
+        }
+        for (IpAddress ip : owned) {
+            addressRows.put(ip, id);
+        }
+        if (ownedBefore != null) {
+            for (IpAddress ip : ownedBefore) {
+                if (!owned.contains(ip) && !claimants.containsKey(ip)) {
+                    addressRows.remove(ip);
+                }
+            }
+        }
+        refreshPodRow(key);
+    }
+
+    private Identity identityOf(Pod pod) {
+        Map<PortMatch.NamedPort, Integer> namedPorts = new HashMap<>();
+        for (ContainerPort p : pod.ports()) {
+            if (p.name() != null) {
+                namedPorts.putIfAbsent(new PortMatch.NamedPort(p.protocol(), p.name()), p.port());
+            }
+        }
+        return new Identity(pod.namespace(), namespaceOf(pod.namespace()).labels(), pod.labels(), namedPorts);
+    }
+
+    private IdentityId acquireIdentity(PodKey pod, Identity identity) {
+        IdentityId id = identityIds.get(identity);
+        if (id == null) {
+            int n = usedIds.nextClearBit(IdentityId.FIRST);
+            usedIds.set(n);
+            id = new IdentityId(n);
+            identityIds.put(identity, id);
+            identityRows.put(id, identity);
+            for (PeerSetKey set : setReferences.keySet()) {
+                if (set instanceof PeerSetKey.SelectorPeers s && s.matches(identity)) {
+                    members.add(set, id);
+                }
+            }
+        }
+        identityPods.computeIfAbsent(id, k -> new HashSet<>()).add(pod);
+        podIdentity.put(pod, id);
+        return id;
+    }
+
+    private void releaseIdentity(PodKey pod, IdentityId id) {
+        if (id.equals(podIdentity.get(pod))) {
+            podIdentity.remove(pod);
+        }
+        Set<PodKey> holders = identityPods.get(id);
+        holders.remove(pod);
+        if (holders.isEmpty()) {
+            identityPods.remove(id);
+            identityIds.remove(identityRows.get(id));
+            identityRows.remove(id);
+            members.removeIdentity(id);
+            usedIds.clear(id.value());
+        }
+    }
+
+    private boolean isLocalEndpoint(Pod pod) {
+        return pod != null && pod.policyEndpoint() && (nodeName == null || nodeName.equals(pod.nodeName()));
+    }
+
+    /** Which policies of its namespace select the pod, if it is a local endpoint. */
+    private void refreshTargets(PodKey key) {
+        Pod pod = pods.get(key);
+        Set<PolicyKey> now = new HashSet<>();
+        if (isLocalEndpoint(pod)) {
+            for (PolicyKey p : policiesByNamespace.getOrDefault(key.namespace(), Set.of())) {
+                if (policies.get(p).podSelector().matches(pod.labels())) {
+                    now.add(p);
+                }
+            }
+        }
+        Set<PolicyKey> before = podPolicies.getOrDefault(key, Set.of());
+        for (PolicyKey p : before) {
+            if (!now.contains(p)) {
+                removeFromIndex(policyTargets, p, key);
+            }
+        }
+        for (PolicyKey p : now) {
+            if (!before.contains(p)) {
+                policyTargets.computeIfAbsent(p, k -> new HashSet<>()).add(key);
+            }
+        }
+        if (now.isEmpty()) {
+            podPolicies.remove(key);
+        } else {
+            podPolicies.put(key, now);
+        }
+    }
+
+    private void refreshPodRow(PodKey key) {
+        Pod pod = pods.get(key);
+        IdentityId id = podIdentity.get(key);
+        List<IpAddress> owned = ownedAddresses.getOrDefault(key, List.of());
+        if (!isLocalEndpoint(pod) || id == null || owned.isEmpty()) {
+            podRows.remove(key);
+            return;
+        }
+        List<PolicyKey> ingress = new ArrayList<>();
+        List<PolicyKey> egress = new ArrayList<>();
+        for (PolicyKey p : new TreeSet<>(podPolicies.getOrDefault(key, Set.of()))) {
+            CompiledPolicy compiled = policyRows.get(p);
+            if (compiled.isolates(Direction.INGRESS)) {
+                ingress.add(p);
+            }
+            if (compiled.isolates(Direction.EGRESS)) {
+                egress.add(p);
+            }
+        }
+        podRows.put(key, new LocalPod(key, owned, id, ingress, egress));
+    }
+
+    // ---- policies ---------------------------------------------------------------------------
+
+    private void policyChanged(PolicyKey key, NormalizedPolicy policy) {
+        ObjectRef ref = ObjectRef.of(key);
+        if (policy == null) {
+            policies.remove(key);
+            removeFromIndex(policiesByNamespace, key.namespace(), key);
+            errors.remove(ref);
+        } else {
+            policies.put(key, policy);
+            policiesByNamespace.computeIfAbsent(key.namespace(), k -> new HashSet<>()).add(key);
+            if (policy.valid()) {
+                errors.remove(ref);
+            } else {
+                errors.put(ref, policy.errors());
+            }
+        }
+
+        CompiledPolicy before = policyRows.get(key);
+        Set<PeerSetKey> oldSets = before == null ? Set.of() : before.peerSets();
+        Set<PeerSetKey> newSets = policy == null ? Set.of() : policy.compiled().peerSets();
+        for (PeerSetKey set : newSets) {
+            if (!oldSets.contains(set)) {
+                referenceSet(set);
+            }
+        }
+        if (policy == null) {
+            policyRows.remove(key);
+        } else {
+            policyRows.put(key, policy.compiled());
+        }
+        for (PeerSetKey set : oldSets) {
+            if (!newSets.contains(set)) {
+                dereferenceSet(set);
+            }
+        }
+
+        Set<PodKey> newTargets = new HashSet<>();
+        if (policy != null) {
+            for (PodKey podKey : podsByNamespace.getOrDefault(key.namespace(), Set.of())) {
+                Pod pod = pods.get(podKey);
+                if (isLocalEndpoint(pod) && policy.podSelector().matches(pod.labels())) {
+                    newTargets.add(podKey);
+                }
+            }
+        }
+        Set<PodKey> oldTargets = policyTargets.getOrDefault(key, Set.of());
+        Set<PodKey> touched = new HashSet<>(oldTargets);
+        touched.addAll(newTargets);
+        for (PodKey podKey : oldTargets) {
+            if (!newTargets.contains(podKey)) {
+                removeFromIndex(podPolicies, podKey, key);
+            }
+        }
+        for (PodKey podKey : newTargets) {
+            podPolicies.computeIfAbsent(podKey, k -> new HashSet<>()).add(key);
+        }
+        if (newTargets.isEmpty()) {
+            policyTargets.remove(key);
+        } else {
+            policyTargets.put(key, newTargets);
+        }
+        for (PodKey podKey : touched) {
+            refreshPodRow(podKey);
+        }
+    }
+
+    private void referenceSet(PeerSetKey set) {
+        if (setReferences.merge(set, 1, Integer::sum) > 1) {
+            return;
+        }
+        setRows.put(set, Boolean.TRUE);
+        if (set instanceof PeerSetKey.SelectorPeers s) {
+            identityIds.forEach((identity, id) -> {
+                if (s.matches(identity)) {
+                    members.add(set, id);
+                }
+            });
+        }
+    }
+
+    private void dereferenceSet(PeerSetKey set) {
+        if (setReferences.merge(set, -1, Integer::sum) > 0) {
+            return;
+        }
+        setReferences.remove(set);
+        members.removeSet(set);
+        setRows.remove(set);
+    }
+
+    private static <K, V> void removeFromIndex(Map<K, Set<V>> index, K key, V value) {
+        Set<V> values = index.get(key);
+        if (values != null) {
+            values.remove(value);
+            if (values.isEmpty()) {
+                index.remove(key);
+            }
+        }
+    }
+
+    /** For diagnostics and benchmarks: sizes of the derived state. */
+    public Map<String, Long> stats() {
+        Map<String, Long> stats = new LinkedHashMap<>();
+        stats.put("namespaces", (long) namespaces.size());
+        stats.put("pods", (long) pods.size());
+        stats.put("policies", (long) policies.size());
+        stats.put("identities", (long) identityRows.view().size());
+        stats.put("addresses", (long) addressRows.view().size());
+        stats.put("peerSets", (long) setRows.view().size());
+        stats.put("memberships", members.size());
+        stats.put("localPods", (long) podRows.view().size());
+        return stats;
+    }
+
+}

@@ -1,0 +1,4 @@
+/**
+ * From cluster to desired state: {@link io.npmagent.dataplane.policy.PolicyNormalizer} decides\n * defaulting and validation (failing closed), {@link io.npmagent.dataplane.policy.PolicyCompiler}\n * derives identities, peer-set membership and per-pod policy lists incrementally. Pure: no I/O, one thread.
+ */
+package io.npmagent.dataplane.policy;
