@@ -1,0 +1,112 @@
+package io.npmagent.dataplane.policy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.npmagent.dataplane.desired.CanonicalState;
+import io.npmagent.dataplane.desired.DesiredState;
+import io.npmagent.dataplane.desired.DesiredStateInterpreter;
+import io.npmagent.dataplane.desired.DesiredStateInterpreter.Outcome;
+import io.npmagent.dataplane.eval.Endpoint;
+import io.npmagent.dataplane.eval.ReferenceEvaluator;
+import io.npmagent.dataplane.eval.Verdict;
+import io.npmagent.dataplane.model.ClusterEvent;
+import io.npmagent.dataplane.model.ClusterState;
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.dataplane.model.Pod;
+import io.npmagent.dataplane.model.Protocol;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.statistics.Statistics;
+
+/**
+ * The compiler against the reference evaluator, on random clusters built event by event.
+ *
+ * <p>For every prefix of a random event sequence:
+ * <ol>
+ *   <li>the deltas the compiler emitted, applied one after another to an empty state, give exactly the
+ *       compiler's own state, and that state has no broken references;</li>
+ *   <li>that state equals (identity numbers aside) the state compiled from scratch from the cluster
+ *       snapshot: incremental compilation has no memory of the path;</li>
+ * </ol>
+ * and at the end, for every pair of addresses (pods' and outside ones) on every probe port and protocol,
+ * the state read back by {@link DesiredStateInterpreter} gives the evaluator's verdict: for the whole
+ * connection when every pod is local, and per side when only one node's pods are.
+ */
+class CompilerDifferentialPropertyTest {
+
+    @Provide
+    Arbitrary<List<ClusterEvent>> events() {
+        return ClusterArbitraries.events();
+    }
+
+    @Property(tries = 1000)
+    void compilingEventByEventAgreesWithFromScratchAndWithTheEvaluator(@ForAll("events") List<ClusterEvent> events) {
+        PolicyCompiler everyPodLocal = new PolicyCompiler(null);
+        PolicyCompiler nodeOne = new PolicyCompiler("node-1");
+        DesiredState followed = DesiredState.EMPTY;
+        ClusterState cluster = ClusterState.EMPTY;
+        for (ClusterEvent event : events) {
+            cluster = cluster.apply(event);
+            followed = followed.apply(everyPodLocal.apply(event).delta());
+            nodeOne.apply(event);
+
+            DesiredState own = everyPodLocal.snapshot();
+            assertThat(followed).as("deltas replayed after %s", event).isEqualTo(own);
+            assertThat(own.inconsistencies()).as("broken references after %s", event).isEmpty();
+            assertThat(CanonicalState.of(own))
+                    .as("incremental vs from scratch after %s", event)
+                    .isEqualTo(CanonicalState.of(PolicyCompiler.compile(cluster, null)));
+        }
+        assertThat(CanonicalState.of(nodeOne.snapshot()))
+                .isEqualTo(CanonicalState.of(PolicyCompiler.compile(cluster, "node-1")));
+
+        ReferenceEvaluator evaluator = new ReferenceEvaluator(cluster);
+        DesiredStateInterpreter whole = new DesiredStateInterpreter(everyPodLocal.snapshot());
+        DesiredStateInterpreter oneNode = new DesiredStateInterpreter(nodeOne.snapshot());
+        int denied = 0;
+        int probes = 0;
+        for (IpAddress src : addresses(cluster)) {
+            for (IpAddress dst : addresses(cluster)) {
+                if (src.equals(dst) || src.v6() != dst.v6()) {
+                    continue;
+                }
+                for (int port : ClusterArbitraries.PROBE_PORTS) {
+                    for (Protocol protocol : Protocol.values()) {
+                        Verdict v = evaluator.allowed(Endpoint.external(src), Endpoint.external(dst), port, protocol);
+                        assertThat(whole.allowed(src, dst, port, protocol))
+                                .as("%s, desired state:%n%s", v.explain(), everyPodLocal.snapshot().dump())
+                                .isEqualTo(v.allowed());
+                        checkSide(oneNode, v, v.egress(), src, dst, port, protocol, cluster);
+                        checkSide(oneNode, v, v.ingress(), src, dst, port, protocol, cluster);
+                        denied += v.allowed() ? 0 : 1;
+                        probes++;
+                    }
+                }
+            }
+        }
+        Statistics.label("share of probes denied").collect(probes == 0 ? "no probes" : denied == 0 ? "none" : denied * 2 < probes ? "some" : "most");
+    }
+
+    private static void checkSide(
+            DesiredStateInterpreter interpreter, Verdict v, Verdict.Side side,
+            IpAddress src, IpAddress dst, int port, Protocol protocol, ClusterState cluster) {
+        Outcome outcome = interpreter.side(side.direction(), src, dst, port, protocol);
+        boolean local = side.pod() != null
+                && cluster.pod(side.pod()).map(Pod::nodeName).filter("node-1"::equals).isPresent();
+        Outcome expected = !local ? Outcome.NOT_LOCAL : side.allowed() ? Outcome.ALLOW : Outcome.DENY;
+        assertThat(outcome).as("%s side on node-1: %s", side.direction(), v.explain()).isEqualTo(expected);
+    }
+
+    /** Every address a pod lists, plus a few no pod has. */
+    private static Set<IpAddress> addresses(ClusterState cluster) {
+        Set<IpAddress> out = new TreeSet<>();
+        cluster.pods().values().forEach(p -> out.addAll(p.ips()));
+        ClusterArbitraries.EXTERNAL.forEach(ip -> out.add(IpAddress.parse(ip)));
+        return out;
+    }
+}
