@@ -22,21 +22,21 @@ public record Cidr(IpAddress network, int prefixLength) implements Comparable<Ci
         }
         int slash = text.indexOf('/');
         if (slash < 0) {
-            throw new IllegalArgumentException("\"" + text + "\" is not a CIDR (no prefix length)");
+            throw new IllegalArgumentException(ApiSyntax.quote(text) + " is not a CIDR (no prefix length)");
         }
         IpAddress ip;
         try {
             ip = IpAddress.parse(text.substring(0, slash));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("\"" + text + "\" is not a valid CIDR", e);
+            throw new IllegalArgumentException(ApiSyntax.quote(text) + " is not a valid CIDR", e);
         }
         String len = text.substring(slash + 1);
         if (len.isEmpty() || len.length() > 3 || !len.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw new IllegalArgumentException("\"" + text + "\" is not a valid CIDR (bad prefix length)");
+            throw new IllegalArgumentException(ApiSyntax.quote(text) + " is not a valid CIDR (bad prefix length)");
         }
         int prefix = Integer.parseInt(len);
         if (prefix > ip.bitLength()) {
-            throw new IllegalArgumentException("\"" + text + "\" is not a valid CIDR (prefix longer than the address)");
+            throw new IllegalArgumentException(ApiSyntax.quote(text) + " is not a valid CIDR (prefix longer than the address)");
         }
         return new Cidr(ip, prefix);
     }

@@ -31,7 +31,7 @@ public record IpAddress(boolean v6, long hi, long lo) implements Comparable<IpAd
         }
         IpAddress parsed = text.indexOf(':') >= 0 ? parseV6(text) : parseV4(text);
         if (parsed == null) {
-            throw new IllegalArgumentException("\"" + text + "\" is not a valid IP address");
+            throw new IllegalArgumentException(ApiSyntax.quote(text) + " is not a valid IP address");
         }
         return parsed;
     }
@@ -139,7 +139,7 @@ public record IpAddress(boolean v6, long hi, long lo) implements Comparable<IpAd
             int octet = 0;
             while (i < s.length() && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
                 octet = octet * 10 + (s.charAt(i) - '0');
-                if (i - start >= 3 || octet > 255) {
+                if (octet > 255) { // any number of leading zeros is fine, as in ParseIPSloppy (Go 1.16 dtoi)
                     return null;
                 }
                 i++;
@@ -181,8 +181,8 @@ public record IpAddress(boolean v6, long hi, long lo) implements Comparable<IpAd
             }
             int start = i;
             int value = 0;
-            while (i < n && Character.digit(s.charAt(i), 16) >= 0 && i - start < 4) {
-                value = value * 16 + Character.digit(s.charAt(i), 16);
+            while (i < n && hexDigit(s.charAt(i)) >= 0 && i - start < 4) {
+                value = value * 16 + hexDigit(s.charAt(i));
                 i++;
             }
             if (i < n && s.charAt(i) == '.') {
@@ -235,5 +235,19 @@ public record IpAddress(boolean v6, long hi, long lo) implements Comparable<IpAd
             lo = (lo << 16) | full[4 + k];
         }
         return new IpAddress(true, hi, lo);
+    }
+
+    /** ASCII only: {@link Character#digit} would also take fullwidth and other non-ASCII digits. */
+    private static int hexDigit(char c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        if (c >= 'A' && c <= 'F') {
+            return c - 'A' + 10;
+        }
+        return -1;
     }
 }
