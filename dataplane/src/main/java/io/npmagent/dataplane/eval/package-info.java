@@ -1,4 +1,6 @@
 /**
- * The reference semantics: {@link io.npmagent.dataplane.eval.ReferenceEvaluator} answers whether a\n * connection is allowed and by which rules, straight from the cluster state. Every backend is tested\n * against it.
+ * The reference semantics: {@link io.npmagent.dataplane.eval.ReferenceEvaluator} answers whether a
+ * connection is allowed and by which rules, straight from the cluster state. Every backend is tested
+ * against it.
  */
 package io.npmagent.dataplane.eval;

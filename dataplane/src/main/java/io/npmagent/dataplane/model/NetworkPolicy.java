@@ -1,5 +1,7 @@
 package io.npmagent.dataplane.model;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
@@ -25,9 +27,18 @@ public record NetworkPolicy(
     public NetworkPolicy {
         Objects.requireNonNull(namespace, "namespace");
         Objects.requireNonNull(name, "name");
-        policyTypes = policyTypes == null ? null : List.copyOf(policyTypes);
-        ingress = ingress == null ? null : List.copyOf(ingress);
-        egress = egress == null ? null : List.copyOf(egress);
+        policyTypes = copy(policyTypes);
+        ingress = copy(ingress);
+        egress = copy(egress);
+    }
+
+    /**
+     * An unmodifiable copy that keeps null (absent) and null elements: {@code ingress: [null]} is a
+     * valid manifest (a rule with every field absent), and the normalizer, not the model, decides what
+     * each means.
+     */
+    static <T> List<T> copy(List<T> list) {
+        return list == null ? null : Collections.unmodifiableList(new ArrayList<>(list));
     }
 
     public PolicyKey key() {
@@ -40,8 +51,8 @@ public record NetworkPolicy(
      */
     public record Rule(List<Peer> peers, List<Port> ports) {
         public Rule {
-            peers = peers == null ? null : List.copyOf(peers);
-            ports = ports == null ? null : List.copyOf(ports);
+            peers = copy(peers);
+            ports = copy(ports);
         }
     }
 
@@ -51,7 +62,7 @@ public record NetworkPolicy(
     /** IPBlock: a CIDR and the CIDRs carved out of it, as strings (validated later). */
     public record IpBlock(String cidr, List<String> except) {
         public IpBlock {
-            except = except == null ? List.of() : List.copyOf(except);
+            except = except == null ? List.of() : copy(except);
         }
     }
 

@@ -620,6 +620,22 @@ class PolicyNormalizerTest {
         }
 
         @Test
+        void nullPeerEntryIsAPeerWithNothing() {
+            NormalizedPolicy n = normalizeWithError(
+                    ingressPolicy(peers(GOOD_PEER, null)), "spec.ingress[0].from[1]");
+
+            assertThat(n.errors().get(0).reason()).isEqualTo("must specify a peer");
+            assertThat(onlyIngressRule(n).peers()).containsExactly(GOOD_PEER_KEY);
+        }
+
+        @Test
+        void nullRuleEntryIsARuleWithEveryFieldAbsentWhichAdmitsEverything() {
+            NormalizedPolicy n = normalizeValid(policy(null, null, Arrays.asList((Rule) null), null));
+
+            assertThat(onlyIngressRule(n)).isEqualTo(rule(0, List.of(), List.of()));
+        }
+
+        @Test
         void peerWithNothingIsDropped() {
             NormalizedPolicy n = normalizeWithError(
                     ingressPolicy(peers(GOOD_PEER, new Peer(null, null, null))), "spec.ingress[0].from[1]");
