@@ -1,0 +1,40 @@
+package io.npmagent.agent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class MainTest {
+
+    @Test
+    void helpListsTheCommandsAndExitCodes() {
+        CliRun run = CliRun.of("--help");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("compile", "explain", "Exit codes:", "3   explain: the connection is denied");
+    }
+
+    @Test
+    void versionIsPrinted() {
+        CliRun run = CliRun.of("--version");
+
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).startsWith("npm-agent ");
+    }
+
+    @Test
+    void noSubcommandIsAUsageError() {
+        CliRun run = CliRun.of();
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("a subcommand is required").contains("Usage: npm-agent");
+    }
+
+    @Test
+    void missingRequiredOptionIsAUsageError() {
+        CliRun run = CliRun.of("compile");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("Missing required option: '--manifests=DIR'");
+    }
+}
