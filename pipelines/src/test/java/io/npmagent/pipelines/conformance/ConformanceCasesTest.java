@@ -47,17 +47,19 @@ class ConformanceCasesTest {
 
     private static Stream<DynamicNode> steps(ConformanceModel model, ConformanceCase c) {
         // The steps are cumulative: state is carried from one dynamic test to the next, in order.
-        Run run = new Run(model);
+        Run run = new Run(c.name(), model);
         return c.steps().stream().map(step -> DynamicTest.dynamicTest(
                 "step " + step.number() + ": " + step.description(), () -> run.check(step)));
     }
 
     /** One case's cluster as it evolves, held by both the evaluator's snapshot and the compiler. */
     private static final class Run {
+        private final String name;
         private final PolicyCompiler compiler = new PolicyCompiler(null);
         private ClusterState cluster = ClusterState.EMPTY;
 
-        Run(ConformanceModel model) {
+        Run(String name, ConformanceModel model) {
+            this.name = name;
             model.asEvents().forEach(this::apply);
         }
 
@@ -100,7 +102,7 @@ class ConformanceCasesTest {
                 }
             }
             assertThat(probes).isPositive();
-            assertThat(wrong).as("probes that disagree").isEmpty();
+            assertThat(wrong).as("%s step %d: probes that disagree", name, step.number()).isEmpty();
         }
 
         private ClusterEvent changed(ConformanceCase.ModelChange change) {
