@@ -4,7 +4,6 @@ import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -34,7 +33,7 @@ public record DesiredDelta(
         identities = frozen(identities);
         addresses = frozen(addresses);
         peerSets = frozen(peerSets);
-        members = Collections.unmodifiableMap(new LinkedHashMap<>(members));
+        members = frozen(members);
         policies = frozen(policies);
         pods = frozen(pods);
     }

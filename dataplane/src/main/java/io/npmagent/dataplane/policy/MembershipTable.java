@@ -5,7 +5,6 @@ import io.npmagent.dataplane.desired.Membership;
 import io.npmagent.dataplane.desired.PeerSetKey;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -78,9 +77,5 @@ final class MembershipTable {
     /** For diagnostics: the number of (set, identity) pairs. */
     long size() {
         return bySet.values().stream().mapToLong(Set::size).sum();
-    }
-
-    List<PeerSetKey> sets() {
-        return List.copyOf(bySet.keySet());
     }
 }
