@@ -41,11 +41,13 @@ import java.util.TreeSet;
  * what the changed object can affect, and the result is the net change of the desired rows:
  * <ul>
  *   <li>a pod event: the pod's address claims (and the pods it contends with for an address), its
- *       identity (which may create or release one; a new identity is matched against every selector
- *       peer set), and, if it is local, the policies of its namespace that select it;</li>
+ *       identity (which may create or release one; a new identity is matched against the selector sets
+ *       of its namespace and those with a namespace selector: {@link SelectorIndex}), and, if it is
+ *       local, the policies of its namespace that select it;</li>
  *   <li>a namespace event: the identities of the pods in it (namespace labels are part of identity);</li>
- *   <li>a policy event: its effective form, the peer sets it names (a new set is matched against every
- *       identity; a set no policy names is removed), and the local pods of its namespace it selects.</li>
+ *   <li>a policy event: its effective form, the peer sets it names (a new set is matched against the
+ *       identities it could hold; a set no policy names is removed), and the local pods of its
+ *       namespace it selects.</li>
  * </ul>
  * Output depends only on the current state, never on the order that led there (identity numbers
  * aside): compiling event by event and compiling a snapshot from scratch give the same rows.
@@ -77,6 +79,7 @@ public final class PolicyCompiler {
     private final Map<IdentityId, Set<PodKey>> identityPods = new HashMap<>();
     private final BitSet usedIds = new BitSet();
     private final Map<PeerSetKey, Integer> setReferences = new HashMap<>();
+    private final SelectorIndex selectorIndex = new SelectorIndex();
     private final Map<PolicyKey, Set<PodKey>> policyTargets = new HashMap<>();
     private final Map<PodKey, Set<PolicyKey>> podPolicies = new HashMap<>();
 
@@ -298,8 +301,9 @@ public final class PolicyCompiler {
             id = new IdentityId(n);
             identityIds.put(identity, id);
             identityRows.put(id, identity);
-            for (PeerSetKey set : setReferences.keySet()) {
-                if (set instanceof PeerSetKey.SelectorPeers s && s.matches(identity)) {
+            selectorIndex.addIdentity(identity.namespace(), id);
+            for (PeerSetKey.SelectorPeers set : selectorIndex.setsFor(identity.namespace())) {
+                if (set.matches(identity)) {
                     members.add(set, id);
                 }
             }
@@ -317,7 +321,9 @@ public final class PolicyCompiler {
         holders.remove(pod);
         if (holders.isEmpty()) {
             identityPods.remove(id);
-            identityIds.remove(identityRows.get(id));
+            Identity identity = identityRows.get(id);
+            identityIds.remove(identity);
+            selectorIndex.removeIdentity(identity.namespace(), id);
             identityRows.remove(id);
             members.removeIdentity(id);
             usedIds.clear(id.value());
@@ -452,11 +458,12 @@ public final class PolicyCompiler {
         }
         setRows.put(set, Boolean.TRUE);
         if (set instanceof PeerSetKey.SelectorPeers s) {
-            identityIds.forEach((identity, id) -> {
-                if (s.matches(identity)) {
+            selectorIndex.addSet(s);
+            for (IdentityId id : selectorIndex.identitiesFor(s)) {
+                if (s.matches(identityRows.get(id))) {
                     members.add(set, id);
                 }
-            });
+            }
         }
     }
 
@@ -465,6 +472,9 @@ public final class PolicyCompiler {
             return;
         }
         setReferences.remove(set);
+        if (set instanceof PeerSetKey.SelectorPeers s) {
+            selectorIndex.removeSet(s);
+        }
         members.removeSet(set);
         setRows.remove(set);
     }
