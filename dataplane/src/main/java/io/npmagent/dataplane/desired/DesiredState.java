@@ -1,5 +1,6 @@
 package io.npmagent.dataplane.desired;
 
+import io.npmagent.dataplane.model.ApiSyntax;
 import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
@@ -171,35 +172,39 @@ public record DesiredState(
         return problems;
     }
 
-    /** A stable, human-readable listing (the {@code npm-agent compile} output and golden files). */
+    /**
+     * A stable, human-readable listing (the {@code npm-agent compile} output and golden files). One row
+     * per line whatever the labels hold: control characters in untrusted text are escaped.
+     */
     public String dump() {
         StringBuilder sb = new StringBuilder();
         sb.append("identities:\n");
-        identities.forEach((id, identity) -> sb.append("  ").append(id).append(": ns=").append(identity.namespace())
-                .append(" labels=").append(new TreeMap<>(identity.podLabels()))
-                .append(identity.namedPorts().isEmpty() ? "" : " namedPorts=" + sortedPorts(identity))
-                .append('\n'));
+        identities.forEach((id, identity) -> row(sb, id + ": ns=" + identity.namespace()
+                + " labels=" + new TreeMap<>(identity.podLabels())
+                + (identity.namedPorts().isEmpty() ? "" : " namedPorts=" + sortedPorts(identity))));
         sb.append("addresses:\n");
-        addresses.forEach((ip, id) -> sb.append("  ").append(ip).append(" -> ").append(id).append('\n'));
+        addresses.forEach((ip, id) -> row(sb, ip + " -> " + id));
         sb.append("peerSets:\n");
-        peerSets.forEach((set, members) -> sb.append("  ").append(set.canonical())
-                .append(set instanceof PeerSetKey.CidrPeers ? "" : " members=" + members).append('\n'));
+        peerSets.forEach((set, members) -> row(sb, set.canonical()
+                + (set instanceof PeerSetKey.CidrPeers ? "" : " members=" + members)));
         sb.append("policies:\n");
         policies.forEach((key, policy) -> {
-            sb.append("  ").append(key).append(" isolates ").append(policy.directions()).append('\n');
+            row(sb, key + " isolates " + policy.directions());
             for (Direction d : Direction.values()) {
                 for (CompiledRule r : policy.rules(d)) {
-                    sb.append("    ").append(d.apiName().toLowerCase()).append(' ').append(r).append('\n');
+                    row(sb, "  " + d.apiName().toLowerCase() + " " + r);
                 }
             }
         });
         sb.append("pods:\n");
-        pods.forEach((key, pod) -> sb.append("  ").append(key).append(' ').append(pod.ips())
-                .append(" identity=").append(pod.identity())
-                .append(" ingress=").append(pod.isolated(Direction.INGRESS) ? pod.ingressPolicies() : "open")
-                .append(" egress=").append(pod.isolated(Direction.EGRESS) ? pod.egressPolicies() : "open")
-                .append('\n'));
+        pods.forEach((key, pod) -> row(sb, key + " " + pod.ips() + " identity=" + pod.identity()
+                + " ingress=" + (pod.isolated(Direction.INGRESS) ? pod.ingressPolicies() : "open")
+                + " egress=" + (pod.isolated(Direction.EGRESS) ? pod.egressPolicies() : "open")));
         return sb.toString();
+    }
+
+    private static void row(StringBuilder sb, String text) {
+        sb.append("  ").append(ApiSyntax.escapeControls(text)).append('\n');
     }
 
     private static String sortedPorts(Identity identity) {

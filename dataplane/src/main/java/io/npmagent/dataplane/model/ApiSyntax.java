@@ -81,11 +81,29 @@ public final class ApiSyntax {
         }
         StringBuilder sb = new StringBuilder("\"");
         int limit = Math.min(text.length(), 256);
+        escape(text, limit, true, sb);
+        if (text.length() > limit) {
+            sb.append("...");
+        }
+        return sb.append('"').toString();
+    }
+
+    /**
+     * {@code text} with line breaks and other control characters escaped, nothing else changed or cut:
+     * for output where untrusted text sits inside a line (a dump of desired state) and must stay there.
+     */
+    public static String escapeControls(String text) {
+        StringBuilder sb = new StringBuilder(text.length());
+        escape(text, text.length(), false, sb);
+        return sb.toString();
+    }
+
+    private static void escape(String text, int limit, boolean quotes, StringBuilder sb) {
         for (int i = 0; i < limit; i++) {
             char c = text.charAt(i);
             switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
+                case '"' -> sb.append(quotes ? "\\\"" : "\"");
+                case '\\' -> sb.append(quotes ? "\\\\" : "\\");
                 case '\n' -> sb.append("\\n");
                 case '\r' -> sb.append("\\r");
                 case '\t' -> sb.append("\\t");
@@ -98,9 +116,5 @@ public final class ApiSyntax {
                 }
             }
         }
-        if (text.length() > limit) {
-            sb.append("...");
-        }
-        return sb.append('"').toString();
     }
 }
