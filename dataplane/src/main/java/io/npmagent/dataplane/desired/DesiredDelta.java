@@ -5,26 +5,25 @@ import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
 import java.util.Collections;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 
 /**
  * What changed in the {@link DesiredState}: for each kind of row, the keys whose row was created,
- * changed ({@code Optional.of(new row)}) or removed ({@code Optional.empty()}); for sets and members,
- * {@code true} (now present) or {@code false} (now absent). Only real changes appear: a key whose row
- * ended as it began is left out.
+ * changed or removed, with the row before and after ({@link Change}); for sets and members, {@code true}
+ * (now present, so absent before) or {@code false} (now absent, so present before). Only real changes
+ * appear: a key whose row ended as it began is left out.
  *
  * <p>Applying a delta needs an order so that no rule ever names a missing set, and no pod a missing
  * policy: identities, addresses, peer sets and members that appear go first, then policies, then
  * pods; removals go in the reverse order. The batch layer owns that order; a delta is only the facts.
  */
 public record DesiredDelta(
-        Map<IdentityId, Optional<Identity>> identities,
-        Map<IpAddress, Optional<IdentityId>> addresses,
+        Map<IdentityId, Change<Identity>> identities,
+        Map<IpAddress, Change<IdentityId>> addresses,
         Map<PeerSetKey, Boolean> peerSets,
         Map<Membership, Boolean> members,
-        Map<PolicyKey, Optional<CompiledPolicy>> policies,
-        Map<PodKey, Optional<LocalPod>> pods) {
+        Map<PolicyKey, Change<CompiledPolicy>> policies,
+        Map<PodKey, Change<LocalPod>> pods) {
 
     public static final DesiredDelta EMPTY =
             new DesiredDelta(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of());

@@ -91,12 +91,12 @@ public record DesiredState(
         return new DesiredState(ids, addrs, sets, pols, localPods);
     }
 
-    private static <K, V> void putAll(Map<K, V> target, Map<K, Optional<V>> changes) {
-        changes.forEach((k, v) -> {
-            if (v.isPresent()) {
-                target.put(k, v.get());
-            } else {
+    private static <K, V> void putAll(Map<K, V> target, Map<K, Change<V>> changes) {
+        changes.forEach((k, c) -> {
+            if (c.isRemoval()) {
                 target.remove(k);
+            } else {
+                target.put(k, c.after());
             }
         });
     }

@@ -152,7 +152,7 @@ public final class PolicyCompiler {
 
     private DesiredDelta drain() {
         Map<PeerSetKey, Boolean> sets = new LinkedHashMap<>();
-        setRows.drain().forEach((k, v) -> sets.put(k, v.isPresent()));
+        setRows.drain().forEach((k, c) -> sets.put(k, !c.isRemoval()));
         return new DesiredDelta(
                 identityRows.drain(),
                 addressRows.drain(),

@@ -1,5 +1,6 @@
 package io.npmagent.dataplane.policy;
 
+import io.npmagent.dataplane.desired.Change;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
@@ -41,13 +42,13 @@ final class TrackedMap<K, V> {
         }
     }
 
-    /** The rows that differ from the last drain: new value, or empty for removed. */
-    Map<K, Optional<V>> drain() {
-        Map<K, Optional<V>> changes = new HashMap<>();
+    /** The rows that differ from the last drain, with their values then and now. */
+    Map<K, Change<V>> drain() {
+        Map<K, Change<V>> changes = new HashMap<>();
         before.forEach((key, was) -> {
             Optional<V> now = Optional.ofNullable(rows.get(key));
             if (!now.equals(was)) {
-                changes.put(key, now);
+                changes.put(key, Change.of(was, now));
             }
         });
         before.clear();

@@ -15,7 +15,6 @@ import io.npmagent.dataplane.model.Selector;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -41,11 +40,11 @@ class DesiredStateTest {
     @Test
     void applyFollowsADeltaAndRefusesAMemberOfAMissingSet() {
         DesiredDelta delta = new DesiredDelta(
-                Map.of(ID, Optional.of(IDENTITY)),
-                Map.of(IpAddress.parse("10.0.0.1"), Optional.of(ID)),
+                Map.of(ID, new Change<>(null, IDENTITY)),
+                Map.of(IpAddress.parse("10.0.0.1"), new Change<>(null, ID)),
                 Map.of(SET, true),
                 Map.of(new Membership(SET, ID), true),
-                Map.of(POLICY, Optional.of(new CompiledPolicy(POLICY, Set.of(Direction.INGRESS),
+                Map.of(POLICY, new Change<>(null, new CompiledPolicy(POLICY, Set.of(Direction.INGRESS),
                         List.of(new CompiledRule(0, false, List.of(SET), true, List.of())), List.of()))),
                 Map.of());
         DesiredState state = DesiredState.EMPTY.apply(delta);

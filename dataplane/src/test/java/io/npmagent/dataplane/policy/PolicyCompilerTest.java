@@ -13,6 +13,7 @@ import static io.npmagent.dataplane.model.PolicyFixtures.range;
 import static io.npmagent.dataplane.model.PolicyFixtures.rule;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.npmagent.dataplane.desired.Change;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.desired.DesiredState;
 import io.npmagent.dataplane.desired.IdentityId;
@@ -32,7 +33,6 @@ import io.npmagent.dataplane.model.Protocol;
 import io.npmagent.dataplane.model.Selector;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -107,7 +107,7 @@ class PolicyCompilerTest {
     void aNewPodWithAnExistingIdentityAddsOnlyItsAddress() {
         DesiredDelta d = apply(new ClusterEvent.PodUpserted(pod("shop", "web-2", "web", "10.0.0.3", "node-2")));
         IdentityId web = compiler.snapshot().addresses().get(IpAddress.parse("10.0.0.1"));
-        assertThat(d.addresses()).isEqualTo(Map.of(IpAddress.parse("10.0.0.3"), Optional.of(web)));
+        assertThat(d.addresses()).isEqualTo(Map.of(IpAddress.parse("10.0.0.3"), new Change<>(null, web)));
         assertThat(d.size()).isEqualTo(1);
     }
 
@@ -118,7 +118,7 @@ class PolicyCompilerTest {
         IdentityId after = compiler.snapshot().addresses().get(IpAddress.parse("10.0.0.1"));
         assertThat(after).isNotEqualTo(before);
         assertThat(d.identities()).containsOnlyKeys(before, after);
-        assertThat(d.identities().get(before)).isEmpty();
+        assertThat(d.identities().get(before).isRemoval()).isTrue();
         assertThat(d.members()).isEqualTo(Map.of(new Membership(WEB_PODS, before), false));
         assertThat(d.policies()).isEmpty();
         assertThat(d.pods()).isEmpty();
@@ -128,7 +128,7 @@ class PolicyCompilerTest {
     @Test
     void aTargetsLabelChangeRemovesItsPolicyFromItsRow() {
         DesiredDelta d = apply(new ClusterEvent.PodUpserted(pod("shop", "api", "other", "10.0.0.2", "node-1")));
-        LocalPod row = d.pods().get(API).orElseThrow();
+        LocalPod row = d.pods().get(API).after();
         assertThat(row.ingressPolicies()).isEmpty();
         assertThat(d.policies()).isEmpty();
         assertThat(d.members()).isEmpty();
@@ -157,13 +157,15 @@ class PolicyCompilerTest {
 
         DesiredDelta addressed = apply(new ClusterEvent.PodUpserted(Pod.builder("shop", "api-2").labels(labels("app", "api"))
                 .nodeName("node-1").phase(PodPhase.PENDING).ip("10.0.0.9").build()));
-        assertThat(addressed.pods().get(PodKey.parse("shop/api-2")).orElseThrow().ingressPolicies()).containsExactly(ALLOW_WEB);
+        assertThat(addressed.pods().get(PodKey.parse("shop/api-2")).after().ingressPolicies()).containsExactly(ALLOW_WEB);
         assertThat(addressed.addresses()).containsOnlyKeys(IpAddress.parse("10.0.0.9"));
 
         DesiredDelta done = apply(new ClusterEvent.PodUpserted(Pod.builder("shop", "api-2").labels(labels("app", "api"))
                 .nodeName("node-1").phase(PodPhase.SUCCEEDED).ip("10.0.0.9").build()));
-        assertThat(done.pods()).isEqualTo(Map.of(PodKey.parse("shop/api-2"), Optional.empty()));
-        assertThat(done.addresses()).isEqualTo(Map.of(IpAddress.parse("10.0.0.9"), Optional.empty()));
+        assertThat(done.pods()).containsOnlyKeys(PodKey.parse("shop/api-2"));
+        assertThat(done.pods().get(PodKey.parse("shop/api-2")).isRemoval()).isTrue();
+        assertThat(done.addresses().get(IpAddress.parse("10.0.0.9")))
+                .isEqualTo(new Change<>(addressed.addresses().get(IpAddress.parse("10.0.0.9")).after(), null));
     }
 
     @Test
@@ -172,7 +174,7 @@ class PolicyCompilerTest {
                 .ingress(rule(peers(pods(match("app", "web"))), ports(range("TCP", 1, 1024)))).build();
         DesiredDelta added = apply(new ClusterEvent.PolicyUpserted(second));
         assertThat(added.peerSets()).isEmpty();
-        assertThat(added.pods().get(API).orElseThrow().ingressPolicies())
+        assertThat(added.pods().get(API).after().ingressPolicies())
                 .containsExactly(ALLOW_WEB, new PolicyKey("shop", "second"));
 
         assertThat(apply(new ClusterEvent.PolicyDeleted(ALLOW_WEB)).peerSets()).isEmpty();
@@ -180,7 +182,7 @@ class PolicyCompilerTest {
         assertThat(last.peerSets()).isEqualTo(Map.of(WEB_PODS, false));
         assertThat(last.members()).containsOnlyKeys(new Membership(WEB_PODS,
                 compiler.snapshot().addresses().get(IpAddress.parse("10.0.0.1"))));
-        assertThat(last.pods().get(API).orElseThrow().isolated(Direction.INGRESS)).isFalse();
+        assertThat(last.pods().get(API).after().isolated(Direction.INGRESS)).isFalse();
         assertThat(compiler.snapshot().inconsistencies()).isEmpty();
     }
 

@@ -1,0 +1,36 @@
+package io.npmagent.dataplane.backend;
+
+/**
+ * Makes the kernel enforce the desired state, one batch at a time.
+ *
+ * <p><b>Contract.</b> {@link #apply} lands the whole batch or throws {@link BackendException}; after a
+ * throw, the backend's idea of what is applied is as before the batch (it may have to re-read the
+ * kernel to know what a failed call left behind, and it repairs that on its next call). Each batch's
+ * {@link io.npmagent.dataplane.desired.Change#before() before} values are what the backend has applied.
+ *
+ * <p>A pod row may list a policy the backend does not hold (its batch failed and waits for a retry):
+ * the pod is then enforced as isolated by the policies it does hold, which fails closed, and the missing
+ * policy joins when it lands.
+ *
+ * <p>The first call reads back what a previous run left in the kernel and converges to the desired
+ * state without flushing first, so a restart never opens a pod; {@link #reconcile} does the same on a
+ * timer to repair drift; {@link #uninstall} removes everything the backend ever creates.
+ */
+public interface Backend extends AutoCloseable {
+
+    /** {@code iptables-nft}, {@code iptables-legacy}, {@code nft}, {@code bpf}, {@code fake}. */
+    String name();
+
+    void apply(Batch batch);
+
+    /** Reads the backend's own kernel objects back and rewrites what differs; returns objects repaired. */
+    int reconcile();
+
+    /** Removes every kernel object this backend creates, whatever run created it. */
+    void uninstall();
+
+    BackendStatus status();
+
+    @Override
+    default void close() {}
+}

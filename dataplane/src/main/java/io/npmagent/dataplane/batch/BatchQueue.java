@@ -1,0 +1,231 @@
+package io.npmagent.dataplane.batch;
+
+import io.npmagent.dataplane.backend.Backend;
+import io.npmagent.dataplane.backend.BackendException;
+import io.npmagent.dataplane.backend.Batch;
+import io.npmagent.dataplane.desired.DesiredDelta;
+import io.npmagent.dataplane.metrics.Metrics;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Between the compiler and a backend: NPM's {@code NetPolInBackground}, done right.
+ *
+ * <p><b>What it owns.</b> The changes not yet applied, coalesced by key ({@link PendingChanges}: the
+ * latest version of a row wins, a change undone before it was applied disappears), the retry state of
+ * refused parts, and the events waiting to be counted as enforced.
+ *
+ * <p><b>When a batch goes.</b> In the background: every {@code interval}, and at once when
+ * {@code maxPendingNetPols} policy changes wait. In the foreground ({@code background} off): every
+ * {@link #submit} applies its own event, one transaction, before it returns; that is the baseline the
+ * benchmarks compare against.
+ *
+ * <p><b>A batch's fate.</b> Decided in {@link #flushNow}: one {@link Backend#apply} for the whole
+ * batch; if the backend refuses it, each part ({@link Batch#units()}, in their dependency order) is
+ * applied on its own, so the good parts land and each bad one is isolated. A refused part is logged
+ * with the object and the kernel's words, counted ({@code npm_apply_failures_total{kind}}), and put
+ * back under any newer change of the same keys, to be retried after a doubling delay
+ * ({@link RetryPolicy}); other changes do not wait for it.
+ *
+ * <p><b>Threads.</b> {@link #submit} is called by the one model thread; flushes run on the scheduler's
+ * one thread (background) or the submitting thread (foreground), never two at once. The backend is
+ * called without holding the lock that {@code submit} takes, so a slow restore never blocks the model.
+ */
+public final class BatchQueue implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(BatchQueue.class.getName());
+
+    private final Backend backend;
+    private final QueueConfig config;
+    private final RetryPolicy retry;
+    private final InstantSource clock;
+    private final FlushScheduler scheduler;
+    private final Metrics metrics;
+
+    private final Object lock = new Object();
+    private final PendingChanges pending = new PendingChanges();
+    private final List<Event> events = new ArrayList<>();
+    private final Map<Batch.UnitKey, UnitFailure> failures = new HashMap<>();
+    private final ReentrantLock flushing = new ReentrantLock();
+    private boolean started;
+
+    /** An event as it reached the queue, until all its changes are in the kernel. */
+    private record Event(Instant received, DesiredDelta delta) {}
+
+    public BatchQueue(Backend backend, QueueConfig config, RetryPolicy retry, InstantSource clock,
+            FlushScheduler scheduler, Metrics metrics) {
+        this.backend = Objects.requireNonNull(backend);
+        this.config = Objects.requireNonNull(config);
+        this.retry = Objects.requireNonNull(retry);
+        this.clock = Objects.requireNonNull(clock);
+        this.scheduler = Objects.requireNonNull(scheduler);
+        this.metrics = Objects.requireNonNull(metrics);
+    }
+
+    /** Starts the periodic background flush; also flushes refused parts when their retry is due. */
+    public void start() {
+        synchronized (lock) {
+            if (started) {
+                return;
+            }
+            started = true;
+        }
+        Duration period = config.background() ? config.interval() : retry.initial();
+        scheduler.every(period, this::flushQuietly);
+    }
+
+    /**
+     * Queues one event's changes. In the foreground, applies them before returning. In the background,
+     * wakes the flusher when {@code maxPendingNetPols} policy changes are due.
+     */
+    public void submit(DesiredDelta delta) {
+        if (delta.isEmpty()) {
+            return;
+        }
+        int due;
+        synchronized (lock) {
+            pending.addNewer(delta);
+            events.add(new Event(clock.instant(), delta));
+            due = pending.policies(this::isDue);
+            metrics.pendingNetPols.set(due);
+        }
+        if (!config.background()) {
+            flushNow();
+        } else if (due >= config.maxPendingNetPols()) {
+            scheduler.soon(this::flushQuietly);
+        }
+    }
+
+    /** Applies every change that is due, now, in the caller's thread. */
+    public FlushResult flushNow() {
+        flushing.lock();
+        try {
+            return flush();
+        } finally {
+            flushing.unlock();
+        }
+    }
+
+    private void flushQuietly() {
+        try {
+            flushNow();
+        } catch (RuntimeException e) {
+            // A bug, not a refusal (those are handled): keep the flusher alive and say so loudly.
+            LOG.log(System.Logger.Level.ERROR, "batch flush failed unexpectedly", e);
+        }
+    }
+
+    private FlushResult flush() {
+        DesiredDelta due;
+        List<Event> window;
+        synchronized (lock) {
+            due = pending.takeDue(this::isDue);
+            window = new ArrayList<>(events);
+            events.clear();
+        }
+        Batch batch = new Batch(due);
+        List<UnitFailure> refused = new ArrayList<>();
+        boolean whole = true;
+        if (!batch.isEmpty()) {
+            long start = System.nanoTime();
+            try {
+                backend.apply(batch);
+                landed(batch.units().stream().map(Batch.Unit::key).toList());
+            } catch (BackendException wholeBatch) {
+                whole = false;
+                LOG.log(System.Logger.Level.WARNING, "{0}: batch of {1} policy changes refused ({2}); applying it part by part",
+                        backend.name(), batch.policyChanges(), wholeBatch.getMessage());
+                for (Batch.Unit unit : batch.units()) {
+                    try {
+                        backend.apply(unit.batch());
+                        landed(List.of(unit.key()));
+                    } catch (BackendException e) {
+                        refused.add(refuse(unit, e));
+                    }
+                }
+            }
+            metrics.applyLatency.labelValues(backend.name()).observe(Metrics.secondsSince(start));
+            metrics.batchSize.observe(batch.policyChanges());
+        }
+        Instant now = clock.instant();
+        synchronized (lock) {
+            for (Iterator<Event> it = window.iterator(); it.hasNext(); ) {
+                Event e = it.next();
+                if (!pending.holdsAnyOf(e.delta())) {
+                    metrics.policyApplyDelay.observe(Duration.between(e.received(), now).toNanos() / 1e9);
+                    it.remove();
+                }
+            }
+            events.addAll(0, window); // still waiting for a refused or delayed part
+            // A refused change that a newer one undid has nothing left to retry.
+            failures.keySet().removeIf(unit -> !pending.holds(unit));
+            metrics.pendingNetPols.set(pending.policies(this::isDue));
+        }
+        metrics.numPolicies.set(backend.status().policies());
+        return new FlushResult(batch.policyChanges(), batch.delta().size(), whole && refused.isEmpty(), refused);
+    }
+
+    private void landed(Collection<Batch.UnitKey> units) {
+        synchronized (lock) {
+            units.forEach(failures::remove);
+        }
+    }
+
+    private UnitFailure refuse(Batch.Unit unit, BackendException e) {
+        Instant now = clock.instant();
+        UnitFailure failure;
+        synchronized (lock) {
+            pending.addOlder(unit.batch().delta());
+            UnitFailure before = failures.get(unit.key());
+            int attempts = before == null ? 1 : before.attempts() + 1;
+            failure = new UnitFailure(unit.key(), e.getMessage(), attempts, now.plus(retry.delayAfter(attempts)));
+            failures.put(unit.key(), failure);
+        }
+        metrics.applyFailures.labelValues(unit.key().kind()).inc();
+        LOG.log(System.Logger.Level.ERROR, "{0}: {1} refused: {2} (attempt {3}, next try at {4})",
+                backend.name(), unit.key(), e.getMessage(), failure.attempts(), failure.retryAt());
+        return failure;
+    }
+
+    /** Whether a part may be applied now: it is not waiting out a retry delay. Call holding the lock. */
+    private boolean isDue(Batch.UnitKey unit) {
+        UnitFailure f = failures.get(unit);
+        return f == null || !clock.instant().isBefore(f.retryAt());
+    }
+
+    /** Policy changes waiting (including those waiting for a retry). */
+    public int pendingPolicies() {
+        synchronized (lock) {
+            return pending.policies(u -> true);
+        }
+    }
+
+    /** Parts currently refused, with the kernel's last words. */
+    public List<UnitFailure> failures() {
+        synchronized (lock) {
+            return List.copyOf(failures.values());
+        }
+    }
+
+    /** Whether nothing waits: every event so far is in the kernel. */
+    public boolean idle() {
+        synchronized (lock) {
+            return pending.isEmpty() && events.isEmpty();
+        }
+    }
+
+    /** Stops the flusher after one last flush of what is due. */
+    @Override
+    public void close() {
+        flushQuietly();
+        scheduler.close();
+    }
+}

@@ -1,0 +1,125 @@
+package io.npmagent.dataplane.metrics;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+/**
+ * Every metric the agent exports, in one place. Names keep Azure NPM's where NPM has one, but every
+ * {@code _seconds} metric really holds seconds. Latency buckets run from 1 ms to 2 min, so both a
+ * map update and a pathological restore land in a real bucket.
+ *
+ * <p>One instance per registry: tests give each agent its own {@link PrometheusRegistry}.
+ */
+public final class Metrics {
+    /** 1 ms to 2 min. */
+    public static final double[] LATENCY_BUCKETS = {
+        0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120
+    };
+    /** Policies per batch: 1 to NPM's default maximum and beyond. */
+    public static final double[] BATCH_SIZE_BUCKETS = {1, 2, 5, 10, 25, 50, 100, 250, 500, 1000};
+
+    /** One {@code iptables-restore}; operation: apply, reconcile, uninstall. */
+    public final Histogram iptablesRestoreLatency;
+    public final Counter iptablesRestoreFailures;
+    /** One {@code ipset restore}. */
+    public final Histogram ipsetRestoreLatency;
+    /** One {@code nft -f}; operation: apply, reconcile, uninstall. */
+    public final Histogram nftRestoreLatency;
+    public final Counter nftRestoreFailures;
+    /** One batch through one backend, all of its kernel calls included. */
+    public final Histogram applyLatency;
+    /** From the moment an event reached the queue to the moment all of its changes were in the kernel. */
+    public final Histogram policyApplyDelay;
+    /** Units of a failed batch that failed on their own (kind: addresses, peerset, policy, pod). */
+    public final Counter applyFailures;
+    public final Gauge pendingNetPols;
+    public final Histogram batchSize;
+    public final Gauge numPolicies;
+    public final Gauge numIptablesRules;
+    public final Gauge numIpsets;
+    public final Gauge numIpsetEntries;
+
+    public Metrics(PrometheusRegistry registry) {
+        iptablesRestoreLatency = Histogram.builder()
+                .name("npm_linux_iptables_restore_latency_seconds")
+                .help("Duration of one iptables-restore (or ip6tables-restore) call, in seconds.")
+                .labelNames("operation")
+                .classicUpperBounds(LATENCY_BUCKETS)
+                .classicOnly()
+                .register(registry);
+        iptablesRestoreFailures = Counter.builder()
+                .name("npm_linux_iptables_restore_failure_total")
+                .help("iptables-restore calls that failed.")
+                .labelNames("operation")
+                .register(registry);
+        ipsetRestoreLatency = Histogram.builder()
+                .name("npm_ipset_restore_latency_seconds")
+                .help("Duration of one ipset restore call, in seconds.")
+                .classicUpperBounds(LATENCY_BUCKETS)
+                .classicOnly()
+                .register(registry);
+        nftRestoreLatency = Histogram.builder()
+                .name("npm_nft_restore_latency_seconds")
+                .help("Duration of one nft -f transaction, in seconds.")
+                .labelNames("operation")
+                .classicUpperBounds(LATENCY_BUCKETS)
+                .classicOnly()
+                .register(registry);
+        nftRestoreFailures = Counter.builder()
+                .name("npm_nft_restore_failure_total")
+                .help("nft -f transactions that failed.")
+                .labelNames("operation")
+                .register(registry);
+        applyLatency = Histogram.builder()
+                .name("npm_apply_latency_seconds")
+                .help("Duration of applying one batch to one backend, in seconds.")
+                .labelNames("backend")
+                .classicUpperBounds(LATENCY_BUCKETS)
+                .classicOnly()
+                .register(registry);
+        policyApplyDelay = Histogram.builder()
+                .name("npm_policy_apply_delay_seconds")
+                .help("Time from an event reaching the queue to all of its changes being in the kernel, in seconds.")
+                .classicUpperBounds(LATENCY_BUCKETS)
+                .classicOnly()
+                .register(registry);
+        applyFailures = Counter.builder()
+                .name("npm_apply_failures_total")
+                .help("Parts of batches the backend rejected (kind: addresses, peerset, policy, pod); each is retried with backoff.")
+                .labelNames("kind")
+                .register(registry);
+        pendingNetPols = Gauge.builder()
+                .name("npm_pending_netpols")
+                .help("NetworkPolicy changes waiting in the queue.")
+                .register(registry);
+        batchSize = Histogram.builder()
+                .name("npm_batch_size")
+                .help("NetworkPolicy changes per applied batch.")
+                .classicUpperBounds(BATCH_SIZE_BUCKETS)
+                .classicOnly()
+                .register(registry);
+        numPolicies = Gauge.builder()
+                .name("npm_num_policies")
+                .help("NetworkPolicies in the kernel.")
+                .register(registry);
+        numIptablesRules = Gauge.builder()
+                .name("npm_num_iptables_rules")
+                .help("Rules in the agent's own iptables chains (IPv4 and IPv6).")
+                .register(registry);
+        numIpsets = Gauge.builder()
+                .name("npm_num_ipsets")
+                .help("The agent's ipsets (or nft sets).")
+                .register(registry);
+        numIpsetEntries = Gauge.builder()
+                .name("npm_num_ipset_entries")
+                .help("Entries in the agent's ipsets (or nft sets).")
+                .register(registry);
+    }
+
+    /** Seconds since {@code startNanos} (a {@link System#nanoTime()} reading). */
+    public static double secondsSince(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1e9;
+    }
+}

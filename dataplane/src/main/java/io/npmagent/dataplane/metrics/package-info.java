@@ -1,0 +1,5 @@
+/**
+ * Every metric name and bucket layout, in {@link io.npmagent.dataplane.metrics.Metrics}. Values in
+ * seconds.
+ */
+package io.npmagent.dataplane.metrics;

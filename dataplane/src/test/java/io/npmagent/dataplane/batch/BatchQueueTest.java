@@ -1,0 +1,253 @@
+package io.npmagent.dataplane.batch;
+
+import static io.npmagent.dataplane.model.PolicyFixtures.labels;
+import static io.npmagent.dataplane.model.PolicyFixtures.match;
+import static io.npmagent.dataplane.model.PolicyFixtures.peers;
+import static io.npmagent.dataplane.model.PolicyFixtures.pods;
+import static io.npmagent.dataplane.model.PolicyFixtures.policy;
+import static io.npmagent.dataplane.model.PolicyFixtures.port;
+import static io.npmagent.dataplane.model.PolicyFixtures.ports;
+import static io.npmagent.dataplane.model.PolicyFixtures.rule;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.npmagent.dataplane.backend.Backend;
+import io.npmagent.dataplane.backend.BackendStatus;
+import io.npmagent.dataplane.backend.Batch;
+import io.npmagent.dataplane.backend.FakeBackend;
+import io.npmagent.dataplane.metrics.Metrics;
+import io.npmagent.dataplane.model.ClusterEvent;
+import io.npmagent.dataplane.model.NetworkPolicy;
+import io.npmagent.dataplane.model.Pod;
+import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.dataplane.policy.PolicyCompiler;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class BatchQueueTest {
+    private final PolicyCompiler compiler = new PolicyCompiler(null);
+    private final FakeBackend backend = new FakeBackend();
+    private final MutableClock clock = new MutableClock();
+    private final ManualScheduler scheduler = new ManualScheduler();
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Metrics metrics = new Metrics(registry);
+    private static final RetryPolicy RETRY = new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(8));
+
+    private BatchQueue queue(QueueConfig config) {
+        return new BatchQueue(backend, config, RETRY, clock, scheduler, metrics);
+    }
+
+    private void event(BatchQueue queue, ClusterEvent e) {
+        queue.submit(compiler.apply(e).delta());
+    }
+
+    private static NetworkPolicy webPolicy(String name, int port) {
+        return policy("x", name).select(match("app", "web"))
+                .ingress(rule(peers(pods(match("app", "api"))), ports(port("TCP", port)))).build();
+    }
+
+    @BeforeEach
+    void cluster() {
+        // Its own metrics, so the tests below see only their own observations.
+        BatchQueue setup = new BatchQueue(backend, QueueConfig.FOREGROUND, RETRY, clock, scheduler, new Metrics(new PrometheusRegistry()));
+        event(setup, new ClusterEvent.PodUpserted(Pod.builder("x", "web").labels(labels("app", "web")).ip("10.0.0.1").build()));
+        event(setup, new ClusterEvent.PodUpserted(Pod.builder("x", "api").labels(labels("app", "api")).ip("10.0.0.2").build()));
+        assertThat(backend.batches()).hasSize(2);
+    }
+
+    @Test
+    void foregroundAppliesEachEventAsItsOwnTransaction() {
+        BatchQueue q = queue(QueueConfig.FOREGROUND);
+        for (int i = 0; i < 5; i++) {
+            event(q, new ClusterEvent.PolicyUpserted(webPolicy("p" + i, 80 + i)));
+        }
+        assertThat(backend.batches()).hasSize(2 + 5);
+        assertThat(backend.state()).isEqualTo(compiler.snapshot());
+    }
+
+    @Test
+    void backgroundCoalescesUntilTheIntervalAndTheLatestVersionWins() {
+        BatchQueue q = queue(QueueConfig.DEFAULTS);
+        q.start();
+        assertThat(scheduler.period()).isEqualTo(Duration.ofMillis(500));
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 81)));
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 82)));
+        assertThat(backend.batches()).hasSize(2);
+
+        scheduler.tick();
+
+        assertThat(backend.batches()).hasSize(3);
+        Batch last = backend.lastBatch();
+        assertThat(last.delta().policies()).hasSize(1);
+        assertThat(last.delta().policies().get(new PolicyKey("x", "p")).before()).isNull();
+        assertThat(backend.state()).isEqualTo(compiler.snapshot());
+    }
+
+    @Test
+    void anAddFollowedByADeleteOfANeverAppliedPolicyCancelsOut() {
+        BatchQueue q = queue(QueueConfig.DEFAULTS);
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
+        event(q, new ClusterEvent.PolicyDeleted(new PolicyKey("x", "p")));
+        assertThat(q.idle()).isFalse();
+
+        FlushResult result = q.flushNow();
+
+        assertThat(result.changes()).isZero();
+        assertThat(backend.batches()).hasSize(2);
+        assertThat(q.idle()).isTrue();
+    }
+
+    @Test
+    void reachingMaxPendingNetPolsFlushesWithoutWaitingForTheInterval() {
+        BatchQueue q = queue(new QueueConfig(true, 10, Duration.ofMinutes(1)));
+        q.start();
+        for (int i = 0; i < 9; i++) {
+            event(q, new ClusterEvent.PolicyUpserted(webPolicy("p" + i, 80)));
+        }
+        assertThat(scheduler.requested()).isZero();
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("p9", 80)));
+        assertThat(scheduler.requested()).isEqualTo(1);
+
+        scheduler.runRequested();
+
+        assertThat(backend.lastBatch().policyChanges()).isEqualTo(10);
+        assertThat(q.pendingPolicies()).isZero();
+    }
+
+    @Test
+    void oneRefusedPolicyAmongAHundredIsIsolatedReportedAndRetriedWithBackoff() {
+        PolicyKey bad = new PolicyKey("x", "p37");
+        backend.rejectWhen(unit -> unit.equals(new Batch.UnitKey.Policy(bad)));
+        BatchQueue q = queue(QueueConfig.DEFAULTS);
+        for (int i = 0; i < 100; i++) {
+            event(q, new ClusterEvent.PolicyUpserted(webPolicy("p" + i, 80 + i)));
+        }
+
+        FlushResult first = q.flushNow();
+
+        assertThat(first.oneTransaction()).isFalse();
+        assertThat(first.failures()).singleElement().satisfies(f -> {
+            assertThat(f.unit()).isEqualTo(new Batch.UnitKey.Policy(bad));
+            assertThat(f.error()).contains("refused NetworkPolicy x/p37");
+            assertThat(f.attempts()).isEqualTo(1);
+        });
+        assertThat(backend.state().policies()).hasSize(99).doesNotContainKey(bad);
+        assertThat(backend.state().pods().get(io.npmagent.dataplane.model.PodKey.parse("x/web")).ingressPolicies())
+                .as("the pod row lands and lists p37, which the backend renders fail-closed until it lands")
+                .contains(bad);
+        assertThat(q.failures()).hasSize(1);
+        assertThat(failuresMetric()).isEqualTo(1.0);
+
+        clock.advance(Duration.ofMillis(500));
+        assertThat(q.flushNow().changes()).as("not before its retry delay").isZero();
+        clock.advance(Duration.ofMillis(600));
+        FlushResult second = q.flushNow();
+        assertThat(second.failures()).singleElement().satisfies(f -> assertThat(f.attempts()).isEqualTo(2));
+        assertThat(second.failures().get(0).retryAt()).isEqualTo(clock.instant().plusSeconds(2));
+
+        backend.rejectWhen(unit -> false);
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(q.flushNow().landed()).isTrue();
+        assertThat(q.failures()).isEmpty();
+        assertThat(backend.state()).isEqualTo(compiler.snapshot());
+        assertThat(q.idle()).isTrue();
+    }
+
+    @Test
+    void aNewerVersionOfARefusedPolicyReplacesItOnTheRetry() {
+        PolicyKey p = new PolicyKey("x", "p");
+        backend.rejectWhen(unit -> unit.equals(new Batch.UnitKey.Policy(p)));
+        BatchQueue q = queue(QueueConfig.DEFAULTS);
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
+        q.flushNow();
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 8080)));
+        backend.rejectWhen(unit -> false);
+        clock.advance(Duration.ofSeconds(1));
+
+        q.flushNow();
+
+        assertThat(backend.lastBatch().delta().policies().get(p).before()).as("never applied").isNull();
+        assertThat(backend.state()).isEqualTo(compiler.snapshot());
+    }
+
+    @Test
+    void aChangeArrivingWhileItsOlderVersionIsRefusedGoesOnTopOfIt() {
+        PolicyKey p = new PolicyKey("x", "p");
+        backend.rejectWhen(unit -> unit.equals(new Batch.UnitKey.Policy(p)));
+        BatchQueue[] q = new BatchQueue[1];
+        boolean[] raced = {false};
+        // The model thread submits v2 while the flusher is inside the backend with v1.
+        Backend racing = new Backend() {
+            @Override
+            public String name() {
+                return "racing";
+            }
+
+            @Override
+            public void apply(Batch batch) {
+                if (!raced[0] && batch.delta().policies().containsKey(p)) {
+                    raced[0] = true;
+                    event(q[0], new ClusterEvent.PolicyUpserted(webPolicy("p", 8080)));
+                }
+                backend.apply(batch);
+            }
+
+            @Override
+            public int reconcile() {
+                return 0;
+            }
+
+            @Override
+            public void uninstall() {}
+
+            @Override
+            public BackendStatus status() {
+                return backend.status();
+            }
+        };
+        q[0] = new BatchQueue(racing, QueueConfig.DEFAULTS, RETRY, clock, scheduler, metrics);
+        event(q[0], new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
+        q[0].flushNow();
+        assertThat(raced[0]).isTrue();
+
+        backend.rejectWhen(unit -> false);
+        clock.advance(Duration.ofSeconds(1));
+        q[0].flushNow();
+
+        assertThat(backend.lastBatch().delta().policies().get(p).before()).as("v1 never landed").isNull();
+        assertThat(backend.state()).isEqualTo(compiler.snapshot());
+    }
+
+    @Test
+    void latenciesAreExportedInSeconds() throws IOException {
+        BatchQueue q = queue(QueueConfig.DEFAULTS);
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
+        clock.advance(Duration.ofMillis(1500));
+        q.flushNow();
+
+        String text = exposition();
+        assertThat(text).contains("npm_policy_apply_delay_seconds_sum 1.5\n");
+        assertThat(text).contains("npm_policy_apply_delay_seconds_bucket{le=\"2.5\"} 1\n");
+        assertThat(text).contains("npm_policy_apply_delay_seconds_bucket{le=\"1.0\"} 0\n");
+        assertThat(text).contains("npm_apply_latency_seconds_count{backend=\"fake\"} 1\n");
+        assertThat(text).contains("npm_batch_size_sum 1.0\n");
+        assertThat(text).contains("npm_pending_netpols 0.0\n");
+        assertThat(text).contains("npm_num_policies 1.0\n");
+    }
+
+    private double failuresMetric() {
+        return metrics.applyFailures.labelValues("policy").get();
+    }
+
+    private String exposition() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrometheusTextFormatWriter.create().write(out, registry.scrape());
+        return out.toString(StandardCharsets.UTF_8);
+    }
+}
