@@ -4,6 +4,7 @@ import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -39,6 +40,24 @@ public record DesiredDelta(
 
     private static <K, V> Map<K, V> frozen(Map<K, V> m) {
         return m.isEmpty() ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(m));
+    }
+
+    /** The delta that undoes this one: every change reversed, every flag flipped back. */
+    public DesiredDelta inverse() {
+        return new DesiredDelta(
+                inverted(identities), inverted(addresses), negated(peerSets), negated(members), inverted(policies), inverted(pods));
+    }
+
+    private static <K, V> Map<K, Change<V>> inverted(Map<K, Change<V>> m) {
+        Map<K, Change<V>> out = new HashMap<>();
+        m.forEach((k, c) -> out.put(k, c.inverse()));
+        return out;
+    }
+
+    private static <K> Map<K, Boolean> negated(Map<K, Boolean> m) {
+        Map<K, Boolean> out = new HashMap<>();
+        m.forEach((k, present) -> out.put(k, !present));
+        return out;
     }
 
     public boolean isEmpty() {

@@ -1,0 +1,290 @@
+package io.npmagent.iptables;
+
+import io.npmagent.dataplane.backend.Backend;
+import io.npmagent.dataplane.backend.BackendException;
+import io.npmagent.dataplane.backend.BackendStatus;
+import io.npmagent.dataplane.backend.Batch;
+import io.npmagent.dataplane.metrics.Metrics;
+import io.npmagent.iptables.chain.ChainTable;
+import io.npmagent.iptables.detect.IptablesVariant;
+import io.npmagent.iptables.exec.CommandResult;
+import io.npmagent.iptables.exec.CommandRunner;
+import io.npmagent.iptables.ipset.IpsetTable;
+import io.npmagent.iptables.model.ChainId;
+import io.npmagent.iptables.model.Family;
+import io.npmagent.iptables.model.Names;
+import io.npmagent.iptables.model.NetfilterModel;
+import io.npmagent.iptables.model.SetId;
+import io.npmagent.iptables.render.IptablesRules;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The fallback backend: ipsets and iptables chains, written with one {@code ipset restore} and one
+ * {@code iptables-restore --noflush} per family per batch (plus an {@code ipset restore} of destroys
+ * when sets go).
+ *
+ * <p><b>A batch's fate</b> ({@link #apply}): the model takes the batch and says what may have changed;
+ * {@link #sync} compares exactly that with what the kernel holds and writes the difference in order
+ * (sets and members, then the chains of both families, then destroys). If a step is refused, the
+ * model is given the inverse batch and the same comparison runs again, which writes back whatever of
+ * the batch had reached the kernel; the batch then counts as refused. If even that fails, the next
+ * call reads the kernel back and compares everything.
+ *
+ * <p><b>Restart.</b> The first call reads back the agent's own chains and sets (whatever run made them)
+ * and writes only the difference to the first batch, which holds the whole desired state: nothing is
+ * flushed first, so no pod is open for an instant. {@link #reconcile} does the same later, to repair
+ * drift; {@link #uninstall} removes it all.
+ *
+ * <p><b>Processes.</b> All through {@link CommandRunner}; restores wait for the xtables lock
+ * ({@code -w}), never break it, and are killed after a timeout.
+ */
+public final class IptablesBackend implements Backend {
+    private static final System.Logger LOG = System.getLogger(IptablesBackend.class.getName());
+
+    /**
+     * @param markBit  the one packet-mark bit the agent uses (never kube-proxy's 0x4000 or 0x8000)
+     * @param lockWait how long a restore waits for the xtables lock
+     * @param timeout  how long any one process may run
+     */
+    public record Settings(int markBit, Duration lockWait, Duration timeout) {
+        public static final Settings DEFAULTS = new Settings(0x20000, Duration.ofSeconds(10), Duration.ofSeconds(120));
+    }
+
+    private final IptablesVariant variant;
+    private final CommandRunner runner;
+    private final Metrics metrics;
+    private final Settings settings;
+    private final IptablesRules rules;
+    private final NetfilterModel model = new NetfilterModel();
+    private final IpsetTable ipsets = new IpsetTable();
+    private final Map<Family, ChainTable> chains = new EnumMap<>(Family.class);
+    private final Names names = new Names();
+    /** False until the kernel has been read back and fully compared (first call, or after a failed repair). */
+    private boolean inSync;
+
+    public IptablesBackend(IptablesVariant variant, CommandRunner runner, Metrics metrics, Settings settings) {
+        this.variant = variant;
+        this.runner = runner;
+        this.metrics = metrics;
+        this.settings = settings;
+        this.rules = new IptablesRules(settings.markBit());
+        for (Family f : Family.values()) {
+            chains.put(f, new ChainTable());
+        }
+    }
+
+    @Override
+    public String name() {
+        return variant.backendName();
+    }
+
+    @Override
+    public synchronized void apply(Batch batch) {
+        model.apply(batch.delta());
+        NetfilterModel.Dirty dirty = model.takeDirty();
+        try {
+            if (inSync) {
+                sync(dirty, "apply");
+            } else {
+                fullSync("apply");
+            }
+        } catch (BackendException | Names.NameCollisionException refused) {
+            model.apply(batch.delta().inverse());
+            NetfilterModel.Dirty undo = model.takeDirty();
+            try {
+                if (inSync) {
+                    sync(dirty.plus(undo), "apply");
+                }
+            } catch (BackendException | Names.NameCollisionException e) {
+                inSync = false;
+                LOG.log(System.Logger.Level.WARNING, "{0}: could not put back a refused batch ({1}); the next call compares everything",
+                        name(), e.getMessage());
+            }
+            if (refused instanceof BackendException b) {
+                throw b;
+            }
+            throw new BackendException(refused.getMessage(), "");
+        } finally {
+            updateGauges();
+        }
+    }
+
+    @Override
+    public synchronized int reconcile() {
+        try {
+            return fullSync("reconcile");
+        } finally {
+            updateGauges();
+        }
+    }
+
+    @Override
+    public synchronized void uninstall() {
+        readBack();
+        for (Family f : Family.values()) {
+            String input = chains.get(f).uninstallInput();
+            if (!input.isEmpty()) {
+                restore(f, input, "uninstall");
+            }
+        }
+        StringBuilder destroy = new StringBuilder();
+        ipsets.names().forEach(n -> destroy.append("destroy ").append(n).append('\n'));
+        if (destroy.length() > 0) {
+            ipsetRestore(destroy.toString());
+        }
+        readBack();
+        inSync = false;
+        updateGauges();
+    }
+
+    @Override
+    public synchronized BackendStatus status() {
+        long ruleCount = chains.values().stream().mapToLong(ChainTable::rules).sum();
+        return new BackendStatus(name(), model.policyCount(), ruleCount, ipsets.count(), ipsets.entries());
+    }
+
+    /** Reads back, compares every object, writes the difference; returns how many objects it changed. */
+    private int fullSync(String operation) {
+        readBack();
+        Set<ChainId> allChains = new HashSet<>(model.chains());
+        int changed = write(new NetfilterModel.Dirty(model.sets(), Map.of(), allChains), true, operation);
+        inSync = true;
+        return changed;
+    }
+
+    private int sync(NetfilterModel.Dirty dirty, String operation) {
+        return write(dirty, false, operation);
+    }
+
+    private int write(NetfilterModel.Dirty dirty, boolean full, String operation) {
+        Set<SetId> touchedSets = new HashSet<>(dirty.sets());
+        touchedSets.addAll(dirty.members().keySet());
+        for (SetId set : touchedSets) {
+            if (model.exists(set)) {
+                names.claim(Names.ipset(set), set);
+            } else {
+                names.release(Names.ipset(set), set);
+            }
+        }
+        IpsetTable.Plan sets = ipsets.plan(model, dirty.sets(), dirty.members(), full);
+        Map<Family, ChainTable.Plan> plans = new EnumMap<>(Family.class);
+        for (Family f : Family.values()) {
+            plans.put(f, chainPlan(f, dirty.chains(), full));
+        }
+        int changed = sets.prepare().size() + sets.destroy().size();
+        if (!sets.prepare().isEmpty()) {
+            try {
+                ipsetRestore(sets.prepareInput());
+            } catch (BackendException e) {
+                reloadSets(); // ipset applies a restore line by line: learn what it did
+                throw e;
+            }
+            ipsets.preparedOk(sets);
+        }
+        for (Family f : Family.values()) {
+            ChainTable.Plan plan = plans.get(f);
+            if (!plan.isEmpty()) {
+                restore(f, plan.input(), operation);
+                chains.get(f).committed(plan);
+                changed += plan.changes();
+            }
+        }
+        if (!sets.destroy().isEmpty()) {
+            try {
+                ipsetRestore(sets.destroyInput());
+            } catch (BackendException e) {
+                reloadSets();
+                throw e;
+            }
+            ipsets.destroyedOk(sets);
+        }
+        return changed;
+    }
+
+    private ChainTable.Plan chainPlan(Family family, Set<ChainId> touched, boolean full) {
+        Map<String, List<ChainTable.Line>> wanted = new HashMap<>();
+        Set<String> unwanted = new HashSet<>();
+        for (ChainId id : touched) {
+            if (id.family() != family) {
+                continue;
+            }
+            String chain = Names.chain(id);
+            if (model.exists(id)) {
+                names.claim(chain, id.getClass().getSimpleName() + ":" + describe(id));
+                wanted.put(chain, ChainTable.lines(chain, rules.rules(model, id)));
+            } else {
+                unwanted.add(chain);
+                names.release(chain, id.getClass().getSimpleName() + ":" + describe(id));
+            }
+        }
+        if (full) {
+            wanted.put(Names.FORWARD_CHAIN, ChainTable.lines(Names.FORWARD_CHAIN, rules.forwardChain()));
+            unwanted.addAll(chains.get(family).chains()); // orphans of any earlier run
+        }
+        return chains.get(family).plan(wanted, unwanted, full);
+    }
+
+    private static String describe(ChainId id) {
+        if (id instanceof ChainId.PolicyChain p) {
+            return p.policy().toString();
+        }
+        if (id instanceof ChainId.PodChain p) {
+            return p.pod().toString();
+        }
+        return "dispatch";
+    }
+
+    private void readBack() {
+        reloadSets();
+        for (Family f : Family.values()) {
+            CommandResult r = runner.run(List.of(variant.save(f), "-t", "filter"), "", settings.timeout());
+            if (!r.ok()) {
+                throw new BackendException("cannot read back the filter table: " + r.errorSummary(), "");
+            }
+            chains.get(f).load(r.stdout());
+        }
+    }
+
+    private void reloadSets() {
+        CommandResult r = runner.run(List.of("ipset", "save"), "", settings.timeout());
+        if (!r.ok()) {
+            throw new BackendException("cannot read back ipsets: " + r.errorSummary(), "");
+        }
+        ipsets.load(r.stdout());
+    }
+
+    private void ipsetRestore(String input) {
+        long start = System.nanoTime();
+        CommandResult r = runner.run(List.of("ipset", "restore"), input, settings.timeout());
+        metrics.ipsetRestoreLatency.observe(Metrics.secondsSince(start));
+        if (!r.ok()) {
+            LOG.log(System.Logger.Level.DEBUG, "refused ipset restore input:\n{0}", input);
+            throw new BackendException(r.errorSummary(), input);
+        }
+    }
+
+    private void restore(Family family, String input, String operation) {
+        long start = System.nanoTime();
+        List<String> argv = List.of(variant.restore(family), "--noflush", "-w", Long.toString(settings.lockWait().toSeconds()));
+        CommandResult r = runner.run(argv, input, settings.timeout());
+        metrics.iptablesRestoreLatency.labelValues(operation).observe(Metrics.secondsSince(start));
+        if (!r.ok()) {
+            metrics.iptablesRestoreFailures.labelValues(operation).inc();
+            LOG.log(System.Logger.Level.DEBUG, "refused restore input:\n{0}", input);
+            throw new BackendException(r.errorSummary(), input);
+        }
+    }
+
+    private void updateGauges() {
+        BackendStatus s = status();
+        metrics.numIptablesRules.set(s.rules());
+        metrics.numIpsets.set(s.sets());
+        metrics.numIpsetEntries.set(s.setEntries());
+    }
+}

@@ -1,0 +1,234 @@
+package io.npmagent.iptables.ipset;
+
+import io.npmagent.dataplane.model.Cidr;
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.dataplane.model.Protocol;
+import io.npmagent.iptables.model.Family;
+import io.npmagent.iptables.model.Member;
+import io.npmagent.iptables.model.Names;
+import io.npmagent.iptables.model.NetfilterModel;
+import io.npmagent.iptables.model.SetId;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The agent's ipsets: what the kernel holds (as last read back or written) and the {@code ipset
+ * restore} input that makes it hold what the model wants.
+ *
+ * <p>A plan has two phases, run around the iptables-restore: first sets are created and members
+ * added and deleted (so every set a new rule names exists, full, before the rule), last sets no rule
+ * names any more are destroyed. Adds and deletes carry {@code -exist}, so a stale belief about one
+ * member never fails a batch. Members are compared as this class spells them, and what the kernel
+ * prints is parsed back into the same spelling, so formatting never looks like drift.
+ */
+public final class IpsetTable {
+    /** A set of 100,000 pods in one namespace selector must fit; memory grows with entries, not with this. */
+    static final int MAX_ELEMENTS = 1 << 20;
+
+    private final Map<String, Set<String>> actual = new HashMap<>();
+
+    /** What to send: phase one (creates, adds, deletes) and phase three (destroys), and what they do to {@code actual}. */
+    public record Plan(List<String> prepare, List<String> destroy, Map<String, Set<String>> created,
+            Map<String, Set<String>> added, Map<String, Set<String>> deleted, List<String> destroyed) {
+        public boolean isEmpty() {
+            return prepare.isEmpty() && destroy.isEmpty();
+        }
+
+        public String prepareInput() {
+            return String.join("\n", prepare) + "\n";
+        }
+
+        public String destroyInput() {
+            return String.join("\n", destroy) + "\n";
+        }
+    }
+
+    /**
+     * The changes that bring {@code sets} (and, for sets in {@code members}, just those members) to
+     * what {@code model} wants; {@code full} compares every member of every set, ours in the kernel
+     * included (reconcile).
+     */
+    public Plan plan(NetfilterModel model, Set<SetId> sets, Map<SetId, Set<Member>> members, boolean full) {
+        List<String> prepare = new ArrayList<>();
+        List<String> destroy = new ArrayList<>();
+        Map<String, Set<String>> created = new HashMap<>();
+        Map<String, Set<String>> added = new HashMap<>();
+        Map<String, Set<String>> deleted = new HashMap<>();
+        List<String> destroyed = new ArrayList<>();
+
+        Set<SetId> touched = new HashSet<>(sets);
+        touched.addAll(members.keySet());
+        if (full) {
+            touched.addAll(model.sets());
+        }
+        Set<String> wantedNames = new HashSet<>();
+        for (SetId set : touched) {
+            String name = Names.ipset(set);
+            boolean want = model.exists(set);
+            Set<String> have = actual.get(name);
+            if (want) {
+                wantedNames.add(name);
+            }
+            if (want && have == null) {
+                Set<String> content = texts(model.members(set));
+                prepare.add("create " + name + " " + type(set) + " family " + family(set.family())
+                        + " hashsize 1024 maxelem " + MAX_ELEMENTS + " -exist");
+                content.forEach(m -> prepare.add("add " + name + " " + m + " -exist"));
+                created.put(name, content);
+            } else if (want) {
+                Set<String> wantMembers;
+                Set<String> consider;
+                if (full) {
+                    wantMembers = texts(model.members(set));
+                    consider = new TreeSet<>(wantMembers);
+                    consider.addAll(have);
+                } else {
+                    wantMembers = new HashSet<>();
+                    consider = new TreeSet<>();
+                    for (Member m : members.getOrDefault(set, Set.of())) {
+                        consider.add(text(m));
+                        if (model.holds(set, m)) {
+                            wantMembers.add(text(m));
+                        }
+                    }
+                }
+                for (String m : consider) {
+                    boolean w = wantMembers.contains(m);
+                    boolean h = have.contains(m);
+                    if (w && !h) {
+                        prepare.add("add " + name + " " + m + " -exist");
+                        added.computeIfAbsent(name, k -> new HashSet<>()).add(m);
+                    } else if (!w && h) {
+                        prepare.add("del " + name + " " + m + " -exist");
+                        deleted.computeIfAbsent(name, k -> new HashSet<>()).add(m);
+                    }
+                }
+            } else if (have != null) {
+                destroy.add("destroy " + name);
+                destroyed.add(name);
+            }
+        }
+        if (full) {
+            for (String name : new TreeSet<>(actual.keySet())) {
+                if (!wantedNames.contains(name) && !destroyed.contains(name)) {
+                    destroy.add("destroy " + name);
+                    destroyed.add(name);
+                }
+            }
+        }
+        return new Plan(prepare, destroy, created, added, deleted, destroyed);
+    }
+
+    /** Records that phase one of {@code plan} is in the kernel. */
+    public void preparedOk(Plan plan) {
+        plan.created().forEach((name, content) -> actual.put(name, new HashSet<>(content)));
+        plan.added().forEach((name, ms) -> actual.computeIfAbsent(name, k -> new HashSet<>()).addAll(ms));
+        plan.deleted().forEach((name, ms) -> {
+            Set<String> have = actual.get(name);
+            if (have != null) {
+                have.removeAll(ms);
+            }
+        });
+    }
+
+    /** Records that phase three of {@code plan} is in the kernel. */
+    public void destroyedOk(Plan plan) {
+        plan.destroyed().forEach(actual::remove);
+    }
+
+    /** Replaces what is known with {@code ipset save} output (only the agent's sets are kept). */
+    public void load(String save) {
+        actual.clear();
+        Map<String, String> types = new HashMap<>();
+        for (String line : save.split("\n")) {
+            String[] f = line.strip().split("\\s+", 3);
+            if (f.length < 2 || !f[1].startsWith(Names.SET_PREFIX)) {
+                continue;
+            }
+            if (f[0].equals("create") && f.length == 3) {
+                types.put(f[1], f[2].split("\\s+")[0]);
+                actual.put(f[1], new HashSet<>());
+            } else if (f[0].equals("add") && f.length == 3 && actual.containsKey(f[1])) {
+                actual.get(f[1]).add(canonical(types.get(f[1]), f[2].strip()));
+            }
+        }
+    }
+
+    /** Names of the agent's sets the kernel holds. */
+    public Set<String> names() {
+        return new TreeSet<>(actual.keySet());
+    }
+
+    public long entries() {
+        return actual.values().stream().mapToLong(Set::size).sum();
+    }
+
+    public int count() {
+        return actual.size();
+    }
+
+    static String type(SetId set) {
+        if (set instanceof SetId.Selector) {
+            return "hash:ip";
+        }
+        if (set instanceof SetId.Cidr) {
+            return "hash:net";
+        }
+        return "hash:ip,port";
+    }
+
+    private static String family(Family f) {
+        return f == Family.IPV4 ? "inet" : "inet6";
+    }
+
+    private static Set<String> texts(Set<Member> members) {
+        Set<String> out = new TreeSet<>();
+        members.forEach(m -> out.add(text(m)));
+        return out;
+    }
+
+    /** A member as {@code ipset save} prints it. */
+    static String text(Member m) {
+        if (m instanceof Member.Host h) {
+            return h.ip().toString();
+        }
+        if (m instanceof Member.Net n) {
+            Cidr c = n.cidr();
+            String prefix = c.prefixLength() == c.network().bitLength() ? c.network().toString() : c.toString();
+            return n.excluded() ? prefix + " nomatch" : prefix;
+        }
+        Member.HostPort hp = (Member.HostPort) m;
+        return hp.ip() + "," + hp.protocol().name().toLowerCase(Locale.ROOT) + ":" + hp.port();
+    }
+
+    /** What the kernel printed, in this class's spelling; text it cannot read is kept as printed. */
+    static String canonical(String type, String printed) {
+        try {
+            if ("hash:ip".equals(type)) {
+                return text(new Member.Host(IpAddress.parse(printed)));
+            }
+            if ("hash:net".equals(type)) {
+                boolean nomatch = printed.endsWith(" nomatch");
+                String net = nomatch ? printed.substring(0, printed.length() - " nomatch".length()).strip() : printed;
+                Cidr cidr = net.contains("/") ? Cidr.parse(net) : Cidr.host(IpAddress.parse(net));
+                return text(new Member.Net(cidr, nomatch));
+            }
+            if ("hash:ip,port".equals(type)) {
+                int comma = printed.indexOf(',');
+                int colon = printed.lastIndexOf(':');
+                IpAddress ip = IpAddress.parse(printed.substring(0, comma));
+                Protocol protocol = Protocol.valueOf(printed.substring(comma + 1, colon).toUpperCase(Locale.ROOT));
+                return text(new Member.HostPort(ip, protocol, Integer.parseInt(printed.substring(colon + 1))));
+            }
+        } catch (RuntimeException e) {
+            // Not something this agent writes; keep it as printed, so a full plan deletes it by that text.
+        }
+        return printed;
+    }
+}

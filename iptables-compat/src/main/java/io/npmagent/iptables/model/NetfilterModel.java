@@ -1,0 +1,518 @@
+package io.npmagent.iptables.model;
+
+import io.npmagent.dataplane.desired.Change;
+import io.npmagent.dataplane.desired.CompiledPolicy;
+import io.npmagent.dataplane.desired.CompiledRule;
+import io.npmagent.dataplane.desired.DesiredDelta;
+import io.npmagent.dataplane.desired.Identity;
+import io.npmagent.dataplane.desired.IdentityId;
+import io.npmagent.dataplane.desired.LocalPod;
+import io.npmagent.dataplane.desired.Membership;
+import io.npmagent.dataplane.desired.PeerSetKey;
+import io.npmagent.dataplane.desired.PortMatch;
+import io.npmagent.dataplane.model.Cidr;
+import io.npmagent.dataplane.model.Direction;
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.dataplane.model.PodKey;
+import io.npmagent.dataplane.model.PolicyKey;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The desired state as netfilter objects, for the iptables and nftables backends alike: address sets
+ * (a selector set's member addresses, an ipBlock's prefixes, the pods serving a named port), policy
+ * chains, pod chains and dispatch. It holds the rows applied so far, and after each {@link #apply}
+ * says what changed ({@link #takeDirty}): sets that appear or go, members that appear or go, chains to
+ * re-render. Renderers turn objects into restore files or nft scripts; nothing here knows either.
+ *
+ * <p><b>Fail closed.</b> A pod's chain jumps only to policies the model holds: a policy whose batch
+ * was refused is missing, and the pod stays isolated without its allows until it lands (its chain is
+ * re-rendered then).
+ *
+ * <p>Not thread-safe: the backend's single flush thread owns it.
+ */
+public final class NetfilterModel {
+    private final Map<IdentityId, Identity> identities = new HashMap<>();
+    private final Map<IpAddress, IdentityId> addresses = new HashMap<>();
+    private final Map<IdentityId, Set<IpAddress>> addressesOf = new HashMap<>();
+    private final Map<PeerSetKey.SelectorPeers, Set<IdentityId>> selectorSets = new HashMap<>();
+    private final Map<IdentityId, Set<PeerSetKey.SelectorPeers>> setsOf = new HashMap<>();
+    private final Set<PeerSetKey.CidrPeers> cidrSets = new HashSet<>();
+    private final Map<PolicyKey, CompiledPolicy> policies = new HashMap<>();
+    private final Map<PortMatch.NamedPort, Integer> namedPortUses = new HashMap<>();
+    private final Map<PodKey, LocalPod> pods = new HashMap<>();
+    private final Map<PolicyKey, Set<PodKey>> podsListing = new HashMap<>();
+
+    private final Set<SetId> setsChanged = new HashSet<>();
+    private final Map<SetId, Set<Member>> membersChanged = new HashMap<>();
+    private final Set<ChainId> chainsChanged = new HashSet<>();
+
+    /**
+     * What may have changed since the last {@link #takeDirty}: sets that may have appeared or gone,
+     * members that may have appeared or gone, chains whose rules may differ. A backend compares exactly
+     * these with what it knows the kernel holds; after a refused batch is undone, the same comparison
+     * puts back whatever part of it reached the kernel.
+     */
+    public record Dirty(Set<SetId> sets, Map<SetId, Set<Member>> members, Set<ChainId> chains) {
+        public boolean isEmpty() {
+            return sets.isEmpty() && members.isEmpty() && chains.isEmpty();
+        }
+
+        /** This and {@code other} together. */
+        public Dirty plus(Dirty other) {
+            Set<SetId> s = new HashSet<>(sets);
+            s.addAll(other.sets);
+            Map<SetId, Set<Member>> m = new HashMap<>();
+            members.forEach((k, v) -> m.put(k, new HashSet<>(v)));
+            other.members.forEach((k, v) -> m.computeIfAbsent(k, x -> new HashSet<>()).addAll(v));
+            Set<ChainId> c = new HashSet<>(chains);
+            c.addAll(other.chains);
+            return new Dirty(s, m, c);
+        }
+    }
+
+    public void apply(DesiredDelta delta) {
+        // Member changes are the difference of each touched identity's contribution before and after.
+        Set<IdentityId> touched = new HashSet<>(delta.identities().keySet());
+        delta.addresses().values().forEach(c -> {
+            if (c.before() != null) {
+                touched.add(c.before());
+            }
+            if (c.after() != null) {
+                touched.add(c.after());
+            }
+        });
+        delta.members().keySet().forEach(m -> touched.add(m.identity()));
+        Map<IdentityId, Map<SetId, Set<Member>>> before = new HashMap<>();
+        touched.forEach(id -> before.put(id, contribution(id)));
+
+        delta.peerSets().forEach((key, present) -> setChanged(key, present));
+        delta.identities().forEach((id, c) -> {
+            if (c.isRemoval()) {
+                identities.remove(id);
+            } else {
+                identities.put(id, c.after());
+            }
+        });
+        delta.addresses().forEach(this::addressChanged);
+        delta.members().forEach(this::memberChanged);
+        delta.policies().forEach(this::policyChanged);
+        delta.pods().forEach(this::podChanged);
+
+        touched.forEach(id -> diff(before.get(id), contribution(id)));
+    }
+
+    private void setChanged(PeerSetKey key, boolean present) {
+        if (key instanceof PeerSetKey.SelectorPeers s) {
+            if (present) {
+                selectorSets.put(s, new HashSet<>());
+            } else {
+                selectorSets.remove(s);
+            }
+            for (Family f : Family.values()) {
+                markSet(new SetId.Selector(s, f));
+            }
+        } else if (key instanceof PeerSetKey.CidrPeers c) {
+            if (present) {
+                cidrSets.add(c);
+            } else {
+                cidrSets.remove(c);
+            }
+            markSet(new SetId.Cidr(c, Family.of(c.cidr())));
+        }
+    }
+
+    private void addressChanged(IpAddress ip, Change<IdentityId> c) {
+        if (c.before() != null) {
+            removeFromIndex(addressesOf, c.before(), ip);
+        }
+        if (c.isRemoval()) {
+            addresses.remove(ip);
+        } else {
+            addresses.put(ip, c.after());
+            addressesOf.computeIfAbsent(c.after(), k -> new HashSet<>()).add(ip);
+        }
+    }
+
+    private void memberChanged(Membership m, boolean present) {
+        PeerSetKey.SelectorPeers set = (PeerSetKey.SelectorPeers) m.set();
+        if (present) {
+            selectorSets.computeIfAbsent(set, k -> new HashSet<>()).add(m.identity());
+            setsOf.computeIfAbsent(m.identity(), k -> new HashSet<>()).add(set);
+        } else {
+            Set<IdentityId> ids = selectorSets.get(set);
+            if (ids != null) {
+                ids.remove(m.identity()); // the set itself stays until its own flag says it goes
+            }
+            removeFromIndex(setsOf, m.identity(), set);
+        }
+    }
+
+    private void policyChanged(PolicyKey key, Change<CompiledPolicy> c) {
+        if (c.before() != null) {
+            namedPorts(c.before()).forEach(np -> useNamedPort(np, -1));
+        }
+        if (c.isRemoval()) {
+            policies.remove(key);
+        } else {
+            policies.put(key, c.after());
+            namedPorts(c.after()).forEach(np -> useNamedPort(np, +1));
+        }
+        for (Direction d : Direction.values()) {
+            for (Family f : Family.values()) {
+                chainsChanged.add(new ChainId.PolicyChain(key, d, f));
+            }
+        }
+        for (PodKey pod : podsListing.getOrDefault(key, Set.of())) {
+            markPod(pod);
+        }
+    }
+
+    private void useNamedPort(PortMatch.NamedPort np, int delta) {
+        int now = namedPortUses.merge(np, delta, Integer::sum);
+        if (now == 0) {
+            namedPortUses.remove(np);
+        }
+        if ((delta > 0 && now == 1) || now == 0) {
+            for (Family f : Family.values()) {
+                markSet(new SetId.NamedPort(np, f));
+            }
+        }
+    }
+
+    private static Set<PortMatch.NamedPort> namedPorts(CompiledPolicy p) {
+        Set<PortMatch.NamedPort> out = new HashSet<>();
+        for (Direction d : Direction.values()) {
+            for (CompiledRule r : p.rules(d)) {
+                for (PortMatch m : r.ports()) {
+                    if (m instanceof PortMatch.NamedPort np) {
+                        out.add(np);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private void podChanged(PodKey key, Change<LocalPod> c) {
+        if (c.before() != null) {
+            for (Direction d : Direction.values()) {
+                c.before().policies(d).forEach(p -> removeFromIndex(podsListing, p, key));
+            }
+        }
+        if (c.isRemoval()) {
+            pods.remove(key);
+        } else {
+            pods.put(key, c.after());
+            for (Direction d : Direction.values()) {
+                c.after().policies(d).forEach(p -> podsListing.computeIfAbsent(p, k -> new HashSet<>()).add(key));
+            }
+        }
+        markPod(key);
+        for (Direction d : Direction.values()) {
+            for (Family f : Family.values()) {
+                chainsChanged.add(new ChainId.Dispatch(d, f));
+            }
+        }
+    }
+
+    private void markPod(PodKey key) {
+        for (Direction d : Direction.values()) {
+            for (Family f : Family.values()) {
+                chainsChanged.add(new ChainId.PodChain(key, d, f));
+            }
+        }
+    }
+
+    /** Every (set, member) an identity puts in the kernel through its addresses. */
+    private Map<SetId, Set<Member>> contribution(IdentityId id) {
+        Map<SetId, Set<Member>> out = new HashMap<>();
+        Identity identity = identities.get(id);
+        for (IpAddress ip : addressesOf.getOrDefault(id, Set.of())) {
+            Family f = Family.of(ip);
+            for (PeerSetKey.SelectorPeers s : setsOf.getOrDefault(id, Set.of())) {
+                out.computeIfAbsent(new SetId.Selector(s, f), k -> new HashSet<>()).add(new Member.Host(ip));
+            }
+            if (identity != null) {
+                identity.namedPorts().forEach((np, port) -> {
+                    if (namedPortUses.containsKey(np)) {
+                        out.computeIfAbsent(new SetId.NamedPort(np, f), k -> new HashSet<>())
+                                .add(new Member.HostPort(ip, np.protocol(), port));
+                    }
+                });
+            }
+        }
+        return out;
+    }
+
+    private void diff(Map<SetId, Set<Member>> before, Map<SetId, Set<Member>> after) {
+        before.forEach((set, members) -> {
+            Set<Member> now = after.getOrDefault(set, Set.of());
+            members.stream().filter(m -> !now.contains(m)).forEach(m -> markMember(set, m));
+        });
+        after.forEach((set, members) -> {
+            Set<Member> was = before.getOrDefault(set, Set.of());
+            members.stream().filter(m -> !was.contains(m)).forEach(m -> markMember(set, m));
+        });
+    }
+
+    private void markSet(SetId set) {
+        setsChanged.add(set);
+    }
+
+    private void markMember(SetId set, Member m) {
+        membersChanged.computeIfAbsent(set, k -> new HashSet<>()).add(m);
+    }
+
+    public Dirty takeDirty() {
+        Dirty d = new Dirty(Set.copyOf(setsChanged), copyMembers(), Set.copyOf(chainsChanged));
+        setsChanged.clear();
+        membersChanged.clear();
+        chainsChanged.clear();
+        return d;
+    }
+
+    private Map<SetId, Set<Member>> copyMembers() {
+        Map<SetId, Set<Member>> out = new HashMap<>();
+        membersChanged.forEach((k, v) -> out.put(k, Set.copyOf(v)));
+        return out;
+    }
+
+    // ---- the objects, in full ---------------------------------------------------------------------------
+
+    /** Every set that should exist. */
+    public Set<SetId> sets() {
+        Set<SetId> out = new LinkedHashSet<>();
+        for (PeerSetKey.SelectorPeers s : selectorSets.keySet()) {
+            for (Family f : Family.values()) {
+                out.add(new SetId.Selector(s, f));
+            }
+        }
+        for (PeerSetKey.CidrPeers c : cidrSets) {
+            out.add(new SetId.Cidr(c, Family.of(c.cidr())));
+        }
+        for (PortMatch.NamedPort np : namedPortUses.keySet()) {
+            for (Family f : Family.values()) {
+                out.add(new SetId.NamedPort(np, f));
+            }
+        }
+        return out;
+    }
+
+    public boolean exists(SetId set) {
+        if (set instanceof SetId.Selector s) {
+            return selectorSets.containsKey(s.key());
+        }
+        if (set instanceof SetId.Cidr c) {
+            return cidrSets.contains(c.key()) && Family.of(c.key().cidr()) == c.family();
+        }
+        return namedPortUses.containsKey(((SetId.NamedPort) set).port());
+    }
+
+    /** Whether a set that should exist should hold {@code m}: a constant-time question. */
+    public boolean holds(SetId set, Member m) {
+        if (!exists(set)) {
+            return false;
+        }
+        if (set instanceof SetId.Selector s && m instanceof Member.Host h) {
+            IdentityId id = addresses.get(h.ip());
+            return id != null && Family.of(h.ip()) == s.family() && selectorSets.get(s.key()).contains(id);
+        }
+        if (set instanceof SetId.Cidr c && m instanceof Member.Net) {
+            return cidrMembers(c.key()).contains(m);
+        }
+        if (set instanceof SetId.NamedPort n && m instanceof Member.HostPort hp) {
+            IdentityId id = addresses.get(hp.ip());
+            Identity identity = id == null ? null : identities.get(id);
+            return identity != null && Family.of(hp.ip()) == n.family() && hp.protocol() == n.port().protocol()
+                    && Integer.valueOf(hp.port()).equals(identity.namedPorts().get(n.port()));
+        }
+        return false;
+    }
+
+    /** The members a set should hold. */
+    public Set<Member> members(SetId set) {
+        Set<Member> out = new HashSet<>();
+        if (set instanceof SetId.Selector s) {
+            for (IdentityId id : selectorSets.getOrDefault(s.key(), Set.of())) {
+                for (IpAddress ip : addressesOf.getOrDefault(id, Set.of())) {
+                    if (Family.of(ip) == s.family()) {
+                        out.add(new Member.Host(ip));
+                    }
+                }
+            }
+        } else if (set instanceof SetId.Cidr c) {
+            if (cidrSets.contains(c.key())) {
+                out.addAll(cidrMembers(c.key()));
+            }
+        } else if (set instanceof SetId.NamedPort n) {
+            identities.forEach((id, identity) -> {
+                Integer port = identity.namedPorts().get(n.port());
+                if (port != null && namedPortUses.containsKey(n.port())) {
+                    for (IpAddress ip : addressesOf.getOrDefault(id, Set.of())) {
+                        if (Family.of(ip) == n.family()) {
+                            out.add(new Member.HostPort(ip, n.port().protocol(), port));
+                        }
+                    }
+                }
+            });
+        }
+        return out;
+    }
+
+    /**
+     * An ipBlock's prefixes: the CIDR, and each except as excluded. A /0 becomes its two /1 halves,
+     * which hold the same addresses, because ipset's hash:net cannot hold a /0.
+     */
+    static List<Member> cidrMembers(PeerSetKey.CidrPeers key) {
+        List<Member> out = new ArrayList<>();
+        Cidr cidr = key.cidr();
+        if (cidr.prefixLength() == 0) {
+            IpAddress zero = cidr.network();
+            IpAddress half = zero.v6() ? IpAddress.v6(Long.MIN_VALUE, 0) : IpAddress.v4(0x80000000);
+            out.add(new Member.Net(new Cidr(zero, 1), false));
+            out.add(new Member.Net(new Cidr(half, 1), false));
+        } else {
+            out.add(new Member.Net(cidr, false));
+        }
+        for (Cidr e : key.except()) {
+            out.add(new Member.Net(e, true));
+        }
+        return out;
+    }
+
+    /** Every chain that should exist. */
+    public Set<ChainId> chains() {
+        Set<ChainId> out = new LinkedHashSet<>();
+        for (Direction d : Direction.values()) {
+            for (Family f : Family.values()) {
+                out.add(new ChainId.Dispatch(d, f));
+            }
+        }
+        policies.forEach((key, p) -> {
+            for (Direction d : p.directions()) {
+                for (Family f : Family.values()) {
+                    out.add(new ChainId.PolicyChain(key, d, f));
+                }
+            }
+        });
+        pods.keySet().forEach(key -> {
+            for (Direction d : Direction.values()) {
+                for (Family f : Family.values()) {
+                    ChainId.PodChain c = new ChainId.PodChain(key, d, f);
+                    if (exists(c)) {
+                        out.add(c);
+                    }
+                }
+            }
+        });
+        return out;
+    }
+
+    public boolean exists(ChainId chain) {
+        if (chain instanceof ChainId.Dispatch) {
+            return true;
+        }
+        if (chain instanceof ChainId.PolicyChain p) {
+            CompiledPolicy policy = policies.get(p.policy());
+            return policy != null && policy.isolates(p.direction());
+        }
+        ChainId.PodChain c = (ChainId.PodChain) chain;
+        LocalPod pod = pods.get(c.pod());
+        return pod != null && pod.isolated(c.direction()) && pod.ips().stream().anyMatch(ip -> Family.of(ip) == c.family());
+    }
+
+    /** A policy chain's rules, one per (peer, port), in rule order; empty admits nothing. */
+    public List<RuleSpec> rules(ChainId.PolicyChain chain) {
+        CompiledPolicy policy = policies.get(chain.policy());
+        List<RuleSpec> out = new ArrayList<>();
+        if (policy == null || !policy.isolates(chain.direction())) {
+            return out;
+        }
+        for (CompiledRule r : policy.rules(chain.direction())) {
+            List<SetId> peers = new ArrayList<>();
+            if (r.anyPeer()) {
+                peers.add(null);
+            } else {
+                for (PeerSetKey k : r.peers()) {
+                    if (k instanceof PeerSetKey.SelectorPeers s) {
+                        peers.add(new SetId.Selector(s, chain.family()));
+                    } else if (k instanceof PeerSetKey.CidrPeers c && Family.of(c.cidr()) == chain.family()) {
+                        peers.add(new SetId.Cidr(c, chain.family()));
+                    }
+                    // An ipBlock of the other family admits nothing in this one.
+                }
+            }
+            List<PortMatch> ports = new ArrayList<>();
+            if (r.anyPort()) {
+                ports.add(null);
+            } else {
+                ports.addAll(r.ports());
+            }
+            for (SetId peer : peers) {
+                for (PortMatch port : ports) {
+                    out.add(new RuleSpec(r.index(), peer, port));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The policies a pod chain consults, in order: those the pod lists for the direction and the model holds. */
+    public List<PolicyKey> policies(ChainId.PodChain chain) {
+        LocalPod pod = pods.get(chain.pod());
+        if (pod == null) {
+            return List.of();
+        }
+        List<PolicyKey> out = new ArrayList<>();
+        for (PolicyKey p : pod.policies(chain.direction())) {
+            CompiledPolicy policy = policies.get(p);
+            if (policy != null && policy.isolates(chain.direction())) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    /** Each address of a local pod isolated for the direction, in the family, with its pod. */
+    public SortedMap<IpAddress, PodKey> dispatch(ChainId.Dispatch chain) {
+        SortedMap<IpAddress, PodKey> out = new TreeMap<>();
+        pods.forEach((key, pod) -> {
+            if (pod.isolated(chain.direction())) {
+                for (IpAddress ip : pod.ips()) {
+                    if (Family.of(ip) == chain.family()) {
+                        out.put(ip, key);
+                    }
+                }
+            }
+        });
+        return out;
+    }
+
+    public int policyCount() {
+        return policies.size();
+    }
+
+    /** Policies held, sorted: for names in comments and status. */
+    public Set<PolicyKey> policyKeys() {
+        return new TreeSet<>(policies.keySet());
+    }
+
+    private static <K, V> void removeFromIndex(Map<K, Set<V>> index, K key, V value) {
+        Set<V> values = index.get(key);
+        if (values != null) {
+            values.remove(value);
+            if (values.isEmpty()) {
+                index.remove(key);
+            }
+        }
+    }
+}

@@ -1,0 +1,140 @@
+package io.npmagent.iptables.render;
+
+import io.npmagent.dataplane.desired.PortMatch;
+import io.npmagent.dataplane.model.Direction;
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.dataplane.model.PodKey;
+import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.iptables.model.ChainId;
+import io.npmagent.iptables.model.Family;
+import io.npmagent.iptables.model.Names;
+import io.npmagent.iptables.model.NetfilterModel;
+import io.npmagent.iptables.model.RuleSpec;
+import io.npmagent.iptables.model.SetId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What each chain holds, as iptables rule specs. Pure text, from the model only.
+ *
+ * <p><b>Where a packet's verdict is decided.</b> {@code FORWARD} jumps first to {@code NPM-FORWARD}:
+ * replies of allowed connections ({@code ESTABLISHED,RELATED}) return at once; a new connection goes
+ * through {@code NPM-EGRESS} (its source's pod chain, if that pod is local and isolated for egress)
+ * and {@code NPM-INGRESS} (its destination's). A pod chain clears the agent's mark bit, jumps to each
+ * of the pod's policy chains in turn, and returns as soon as one has set the bit (a rule admitted the
+ * packet); if none has, the last rule drops it. A policy chain sets the bit for what its rules admit.
+ * Allowed packets return to FORWARD with the bit cleared, for the rules that follow ours. The bit
+ * is one bit, masked, never 0x4000 or 0x8000 (kube-proxy's).
+ *
+ * <p>Object text never appears: sets and chains are named by hashes, and comments hold a rule hash and
+ * a description made only of plain characters ({@link #describe}).
+ */
+public final class IptablesRules {
+    private final String bit;
+
+    /** @param markBit the single mark bit the agent may use */
+    public IptablesRules(int markBit) {
+        if (Integer.bitCount(markBit) != 1 || (markBit & 0xC000) != 0) {
+            throw new IllegalArgumentException("mark bit must be one bit other than kube-proxy's 0x4000 and 0x8000, not 0x"
+                    + Integer.toHexString(markBit));
+        }
+        this.bit = "0x" + Integer.toHexString(markBit);
+    }
+
+    /** A rule body and what its comment says about it. */
+    public record Rule(String body, String description) {}
+
+    /** The fixed entry chain. */
+    public List<Rule> forwardChain() {
+        return List.of(
+                new Rule("-m conntrack --ctstate RELATED,ESTABLISHED -j RETURN", "replies of allowed connections"),
+                new Rule("-j " + Names.chain(new ChainId.Dispatch(Direction.EGRESS, Family.IPV4)), "egress of local pods"),
+                new Rule("-j " + Names.chain(new ChainId.Dispatch(Direction.INGRESS, Family.IPV4)), "ingress of local pods"),
+                new Rule("-j MARK --set-xmark 0x0/" + bit, "leave no mark"));
+    }
+
+    /** The rule that sends FORWARD traffic to the agent, placed first in FORWARD. */
+    public static String forwardJump() {
+        return "-m comment --comment \"npm:forward npm-agent NetworkPolicy\" -j " + Names.FORWARD_CHAIN;
+    }
+
+    public List<Rule> rules(NetfilterModel model, ChainId chain) {
+        if (chain instanceof ChainId.Dispatch d) {
+            return dispatch(model.dispatch(d), d);
+        }
+        if (chain instanceof ChainId.PodChain p) {
+            return podChain(model.policies(p), p);
+        }
+        return policyChain(model.rules((ChainId.PolicyChain) chain), (ChainId.PolicyChain) chain);
+    }
+
+    private List<Rule> dispatch(Map<IpAddress, PodKey> pods, ChainId.Dispatch d) {
+        List<Rule> out = new ArrayList<>();
+        String side = d.direction() == Direction.INGRESS ? "-d " : "-s ";
+        pods.forEach((ip, pod) -> out.add(new Rule(
+                side + ip + "/" + ip.bitLength() + " -j " + Names.chain(new ChainId.PodChain(pod, d.direction(), d.family())),
+                "pod " + describe(pod.toString()))));
+        return out;
+    }
+
+    private List<Rule> podChain(List<PolicyKey> policies, ChainId.PodChain p) {
+        List<Rule> out = new ArrayList<>();
+        out.add(new Rule("-j MARK --set-xmark 0x0/" + bit, "start"));
+        for (PolicyKey policy : policies) {
+            out.add(new Rule("-j " + Names.chain(new ChainId.PolicyChain(policy, p.direction(), p.family())),
+                    "policy " + describe(policy.toString())));
+            out.add(new Rule("-m mark --mark " + bit + "/" + bit + " -j RETURN", "admitted"));
+        }
+        out.add(new Rule("-j DROP", "drop: " + describe(p.pod().toString()) + " isolated for "
+                + p.direction().apiName().toLowerCase(Locale.ROOT)));
+        return out;
+    }
+
+    private List<Rule> policyChain(List<RuleSpec> specs, ChainId.PolicyChain chain) {
+        List<Rule> out = new ArrayList<>();
+        String peerSide = chain.direction() == Direction.INGRESS ? "src" : "dst";
+        String where = describe(chain.policy().toString()) + " " + chain.direction().apiName().toLowerCase(Locale.ROOT);
+        for (RuleSpec spec : specs) {
+            StringBuilder body = new StringBuilder();
+            if (spec.peers() != null) {
+                body.append("-m set --match-set ").append(Names.ipset(spec.peers())).append(' ').append(peerSide).append(' ');
+            }
+            if (spec.port() != null) {
+                body.append(port(spec.port(), chain.family())).append(' ');
+            }
+            body.append("-j MARK --set-xmark ").append(bit).append('/').append(bit);
+            out.add(new Rule(body.toString(), where + "[" + spec.index() + "]"));
+        }
+        return out;
+    }
+
+    private static String port(PortMatch port, Family family) {
+        String proto = port.protocol().name().toLowerCase(Locale.ROOT);
+        if (port instanceof PortMatch.NamedPort np) {
+            return "-p " + proto + " -m set --match-set " + Names.ipset(new SetId.NamedPort(np, family)) + " dst,dst";
+        }
+        PortMatch.PortRange r = (PortMatch.PortRange) port;
+        if (r.first() == 0 && r.last() == 65535) {
+            return "-p " + proto;
+        }
+        String ports = r.first() == r.last() ? Integer.toString(r.first()) : r.first() + ":" + r.last();
+        return "-p " + proto + " -m " + proto + " --dport " + ports;
+    }
+
+    /**
+     * Text for a comment: untrusted names reduced to characters that cannot end a quoted restore token
+     * or a line ({@code A-Z a-z 0-9 . _ / - :}; anything else becomes {@code _}), at most 120 of them.
+     */
+    public static String describe(String text) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < text.length() && sb.length() < 120; i++) {
+            char c = text.charAt(i);
+            boolean plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '.' || c == '_' || c == '/' || c == '-' || c == ':' || c == '[' || c == ']';
+            sb.append(plain ? c : '_');
+        }
+        return sb.toString();
+    }
+}
