@@ -141,9 +141,15 @@ public final class BatchQueue implements AutoCloseable {
                 landed(batch.units().stream().map(Batch.Unit::key).toList());
             } catch (BackendException wholeBatch) {
                 whole = false;
-                LOG.log(System.Logger.Level.WARNING, "{0}: batch of {1} policy changes refused ({2}); applying it part by part",
-                        backend.name(), batch.policyChanges(), wholeBatch.getMessage());
-                for (Batch.Unit unit : batch.units()) {
+                List<Batch.Unit> units = batch.units();
+                if (units.size() == 1) {
+                    refused.add(refuse(units.get(0), wholeBatch)); // nothing to isolate: it was the one part
+                    units = List.of();
+                } else {
+                    LOG.log(System.Logger.Level.WARNING, "{0}: batch of {1} parts refused ({2}); applying it part by part",
+                            backend.name(), units.size(), wholeBatch.getMessage());
+                }
+                for (Batch.Unit unit : units) {
                     try {
                         backend.apply(unit.batch());
                         landed(List.of(unit.key()));

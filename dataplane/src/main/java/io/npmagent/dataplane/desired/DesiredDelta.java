@@ -42,6 +42,27 @@ public record DesiredDelta(
         return m.isEmpty() ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(m));
     }
 
+    /**
+     * The whole of {@code state} as additions to nothing: the first batch after a start, which a
+     * backend holding an earlier run's state adopts by writing only what differs.
+     */
+    public static DesiredDelta of(DesiredState state) {
+        Map<Membership, Boolean> members = new HashMap<>();
+        Map<PeerSetKey, Boolean> sets = new HashMap<>();
+        state.peerSets().forEach((set, ids) -> {
+            sets.put(set, true);
+            ids.forEach(id -> members.put(new Membership(set, id), true));
+        });
+        return new DesiredDelta(added(state.identities()), added(state.addresses()), sets, members,
+                added(state.policies()), added(state.pods()));
+    }
+
+    private static <K, V> Map<K, Change<V>> added(Map<K, V> rows) {
+        Map<K, Change<V>> out = new HashMap<>();
+        rows.forEach((k, v) -> out.put(k, new Change<>(null, v)));
+        return out;
+    }
+
     /** The delta that undoes this one: every change reversed, every flag flipped back. */
     public DesiredDelta inverse() {
         return new DesiredDelta(

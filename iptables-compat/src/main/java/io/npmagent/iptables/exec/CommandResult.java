@@ -15,11 +15,8 @@ public record CommandResult(List<String> argv, int exitCode, String stdout, Stri
     /** The first lines of stderr, for an error message: the tool's own words about what it refused. */
     public String errorSummary() {
         String text = stderr.isBlank() ? stdout : stderr;
-        String[] lines = text.strip().split("\n");
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < Math.min(lines.length, 5); i++) {
-            sb.append(i == 0 ? "" : " | ").append(lines[i].strip());
-        }
-        return argv.get(0) + " exited " + exitCode + (sb.length() == 0 ? "" : ": " + sb);
+        List<String> lines = text.strip().lines().map(String::strip).filter(l -> !l.isEmpty()).limit(5).toList();
+        String sb = String.join(" | ", lines);
+        return argv.get(0) + " exited " + exitCode + (sb.isEmpty() ? "" : ": " + sb);
     }
 }

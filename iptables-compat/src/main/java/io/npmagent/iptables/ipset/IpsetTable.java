@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -68,7 +69,9 @@ public final class IpsetTable {
             touched.addAll(model.sets());
         }
         Set<String> wantedNames = new HashSet<>();
-        for (SetId set : touched) {
+        TreeMap<String, SetId> byName = new TreeMap<>(); // a stable order: inputs are compared as golden files
+        touched.forEach(set -> byName.put(Names.ipset(set), set));
+        for (SetId set : byName.values()) {
             String name = Names.ipset(set);
             boolean want = model.exists(set);
             Set<String> have = actual.get(name);

@@ -14,10 +14,12 @@ import static io.npmagent.dataplane.model.PolicyFixtures.rule;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.dataplane.backend.Batch;
+import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.Namespace;
 import io.npmagent.dataplane.model.Pod;
+import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.Protocol;
 import io.npmagent.dataplane.policy.PolicyCompiler;
@@ -25,6 +27,9 @@ import io.npmagent.iptables.IptablesBackend;
 import io.npmagent.iptables.detect.IptablesVariant;
 import io.npmagent.iptables.model.Family;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -95,5 +100,123 @@ class IptablesBackendKernelTest {
 
         assertThat(b.reconcile()).as("nothing drifted").isZero();
         assertThat(save(variant)).isEqualTo(rules);
+    }
+
+    private IptablesBackend applied(IptablesVariant variant) {
+        IptablesBackend b = backend(variant);
+        for (ClusterEvent e : cluster()) {
+            b.apply(new Batch(compiler.apply(e).delta()));
+        }
+        return b;
+    }
+
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void anEditRewritesOnlyThePolicysChain(IptablesVariant variant) {
+        IptablesBackend b = applied(variant);
+        String before = save(variant);
+        String webChain = before.lines().filter(l -> l.contains("x/web ingress[0]")).findFirst().orElseThrow().split(" ")[1];
+
+        b.apply(new Batch(compiler.apply(new ClusterEvent.PolicyUpserted(policy("x", "web").select(match("app", "web"))
+                .ingress(rule(peers(pods(match("app", "api"))), ports(port("TCP", 9090)))).build())).delta()));
+
+        String after = save(variant);
+        assertThat(changedChains(before, after)).containsExactly(webChain);
+        assertThat(after).contains("--dport 9090").doesNotContain("192.168.0.0");
+        assertThat(sets()).as("the ipBlock's set went with its last rule").doesNotContain("192.168.1.0/24");
+    }
+
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void deletingPoliciesAndPodsRemovesTheirChainsAndSets(IptablesVariant variant) {
+        IptablesBackend b = applied(variant);
+        b.apply(new Batch(compiler.apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", "web"))).delta()));
+        b.apply(new Batch(compiler.apply(new ClusterEvent.PodDeleted(PodKey.parse("x/api"))).delta()));
+
+        String rules = save(variant);
+        assertThat(rules).doesNotContain("NPM-PI-").doesNotContain("NPM-I-").doesNotContain("NPM-E-");
+        assertThat(rules).contains("NPM-PE-").as("x/api-egress still exists, selecting nothing");
+        assertThat(sets()).doesNotContain("npm-s4-").doesNotContain("npm-n4-").contains("npm-c4-");
+        assertThat(b.reconcile()).isZero();
+    }
+
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void aRestartedAgentAdoptsWhatItFindsWithoutFlushing(IptablesVariant variant) {
+        applied(variant);
+        String rules = save(variant);
+        String ipsets = sets();
+
+        // A new agent: its first batch is the whole desired state, which the kernel already holds.
+        IptablesBackend restarted = backend(variant);
+        restarted.apply(new Batch(everything()));
+
+        assertThat(save(variant)).isEqualTo(rules);
+        assertThat(sets()).isEqualTo(ipsets);
+        assertThat(restarted.reconcile()).isZero();
+    }
+
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void aRestartedAgentRemovesWhatTheDesiredStateNoLongerHas(IptablesVariant variant) {
+        applied(variant);
+        compiler.apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", "web")));
+        IptablesBackend restarted = backend(variant);
+        restarted.apply(new Batch(everything()));
+
+        assertThat(save(variant)).doesNotContain("NPM-PI-").contains("NPM-PE-");
+        assertThat(sets()).doesNotContain("npm-n4-");
+    }
+
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void driftIsRepairedByReconcile(IptablesVariant variant) {
+        IptablesBackend b = applied(variant);
+        String rules = save(variant);
+        String dropRule = rules.lines().filter(l -> l.contains("-j DROP")).findFirst().orElseThrow();
+        ns.must(variant.save(Family.IPV4).replace("-save", ""), "-D", dropRule.split(" ")[1], "3");
+        ns.must("ipset", "del", sets().lines().filter(l -> l.contains(",tcp:8080")).findFirst().orElseThrow().split(" ")[1],
+                "10.0.0.1,tcp:8080");
+        ns.must(variant.save(Family.IPV4).replace("-save", ""), "-D", "FORWARD", "1");
+        assertThat(save(variant)).isNotEqualTo(rules);
+
+        assertThat(b.reconcile()).isGreaterThanOrEqualTo(3);
+
+        assertThat(save(variant)).isEqualTo(rules);
+        assertThat(sets()).contains("10.0.0.1,tcp:8080");
+        assertThat(b.reconcile()).isZero();
+    }
+
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void uninstallLeavesNothingBehind(IptablesVariant variant) {
+        IptablesBackend b = applied(variant);
+        b.uninstall();
+
+        assertThat(save(variant)).doesNotContain("NPM-").doesNotContain("npm:");
+        assertThat(sets()).doesNotContain("npm-");
+    }
+
+    /** The compiler's whole state as one batch: what a restarted agent's first batch holds. */
+    private DesiredDelta everything() {
+        return DesiredDelta.of(compiler.snapshot());
+    }
+
+    /** Chains whose rules differ between two saves. */
+    private static Set<String> changedChains(String before, String after) {
+        Set<String> b = new HashSet<>(before.lines().toList());
+        Set<String> a = new HashSet<>(after.lines().toList());
+        Set<String> chains = new TreeSet<>();
+        for (String l : b) {
+            if (!a.contains(l) && l.startsWith("-A ")) {
+                chains.add(l.split(" ")[1]);
+            }
+        }
+        for (String l : a) {
+            if (!b.contains(l) && l.startsWith("-A ")) {
+                chains.add(l.split(" ")[1]);
+            }
+        }
+        return chains;
     }
 }
