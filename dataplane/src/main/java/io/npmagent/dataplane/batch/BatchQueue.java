@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * Between the compiler and a backend: NPM's {@code NetPolInBackground}, done right.
@@ -56,6 +57,7 @@ public final class BatchQueue implements AutoCloseable {
     private final Map<Batch.UnitKey, UnitFailure> failures = new HashMap<>();
     private final ReentrantLock flushing = new ReentrantLock();
     private boolean started;
+    private volatile Consumer<Duration> enforced = delay -> {};
 
     /** An event as it reached the queue, until all its changes are in the kernel. */
     private record Event(Instant received, DesiredDelta delta) {}
@@ -80,6 +82,41 @@ public final class BatchQueue implements AutoCloseable {
         }
         Duration period = config.background() ? config.interval() : retry.initial();
         scheduler.every(period, this::flushQuietly);
+    }
+
+    /** Calls {@code listener} with each event's delay from arrival to kernel (benchmarks record exact percentiles). */
+    public void onEnforced(Consumer<Duration> listener) {
+        this.enforced = Objects.requireNonNull(listener);
+    }
+
+    /**
+     * Repairs drift every {@code period}: the backend reads back its own kernel objects and rewrites
+     * what differs. Runs on the flush thread, so never during a batch.
+     */
+    public void reconcileEvery(Duration period) {
+        scheduler.every(period, this::reconcileQuietly);
+    }
+
+    /** Reads back and repairs now, in the caller's thread, between batches; returns objects repaired. */
+    public int reconcileNow() {
+        flushing.lock();
+        try {
+            int repaired = backend.reconcile();
+            if (repaired > 0) {
+                LOG.log(System.Logger.Level.WARNING, "{0}: repaired {1} kernel objects that had drifted", backend.name(), repaired);
+            }
+            return repaired;
+        } finally {
+            flushing.unlock();
+        }
+    }
+
+    private void reconcileQuietly() {
+        try {
+            reconcileNow();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "reconcile failed; the next period tries again", e);
+        }
     }
 
     /**
@@ -166,7 +203,9 @@ public final class BatchQueue implements AutoCloseable {
             for (Iterator<Event> it = window.iterator(); it.hasNext(); ) {
                 Event e = it.next();
                 if (!pending.holdsAnyOf(e.delta())) {
-                    metrics.policyApplyDelay.observe(Duration.between(e.received(), now).toNanos() / 1e9);
+                    Duration delay = Duration.between(e.received(), now);
+                    metrics.policyApplyDelay.observe(delay.toNanos() / 1e9);
+                    enforced.accept(delay);
                     it.remove();
                 }
             }

@@ -1,6 +1,8 @@
 package io.npmagent.dataplane.batch;
 
+import io.npmagent.dataplane.model.ApiSyntax;
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * How the queue batches, with Azure NPM's knobs.
@@ -13,6 +15,67 @@ import java.time.Duration;
 public record QueueConfig(boolean background, int maxPendingNetPols, Duration interval) {
     public static final QueueConfig DEFAULTS = new QueueConfig(true, 100, Duration.ofMillis(500));
     public static final QueueConfig FOREGROUND = new QueueConfig(false, 1, Duration.ofMillis(500));
+
+    /**
+     * Reads Azure NPM's keys from a flat map of settings (values as parsed from JSON or YAML, or strings):
+     * {@code NetPolInBackground}, {@code MaxPendingNetPols}, {@code NetPolIntervalInMilliseconds} and
+     * its NPM spelling {@code NetPolInvervalInMilliseconds}. A missing key keeps its default; a bad value
+     * throws {@link IllegalArgumentException} naming the key and the value.
+     */
+    public static QueueConfig fromSettings(Map<String, ?> settings) {
+        boolean background = DEFAULTS.background;
+        int maxPending = DEFAULTS.maxPendingNetPols;
+        long intervalMs = DEFAULTS.interval.toMillis();
+        if (settings.containsKey("NetPolInBackground")) {
+            background = bool("NetPolInBackground", settings.get("NetPolInBackground"));
+        }
+        if (settings.containsKey("MaxPendingNetPols")) {
+            maxPending = (int) number("MaxPendingNetPols", settings.get("MaxPendingNetPols"), 1, Integer.MAX_VALUE);
+        }
+        Long correct = settings.containsKey("NetPolIntervalInMilliseconds")
+                ? number("NetPolIntervalInMilliseconds", settings.get("NetPolIntervalInMilliseconds"), 1, 3_600_000) : null;
+        Long npm = settings.containsKey("NetPolInvervalInMilliseconds")
+                ? number("NetPolInvervalInMilliseconds", settings.get("NetPolInvervalInMilliseconds"), 1, 3_600_000) : null;
+        if (correct != null && npm != null && !correct.equals(npm)) {
+            throw new IllegalArgumentException("NetPolIntervalInMilliseconds (" + correct + ") and its NPM spelling "
+                    + "NetPolInvervalInMilliseconds (" + npm + ") disagree; set one");
+        }
+        if (correct != null || npm != null) {
+            intervalMs = correct != null ? correct : npm;
+        }
+        return new QueueConfig(background, maxPending, Duration.ofMillis(intervalMs));
+    }
+
+    private static boolean bool(String key, Object v) {
+        if (v instanceof Boolean b) {
+            return b;
+        }
+        if ("true".equals(String.valueOf(v)) || "false".equals(String.valueOf(v))) {
+            return Boolean.parseBoolean(String.valueOf(v));
+        }
+        throw new IllegalArgumentException(key + ": expected true or false, not " + quoted(v));
+    }
+
+    private static long number(String key, Object v, long min, long max) {
+        long n;
+        if (v instanceof Number num && num.doubleValue() == Math.rint(num.doubleValue())) {
+            n = num.longValue();
+        } else {
+            try {
+                n = Long.parseLong(String.valueOf(v).strip());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(key + ": expected a whole number, not " + quoted(v));
+            }
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException(key + ": " + n + " is outside " + min + " to " + max);
+        }
+        return n;
+    }
+
+    private static String quoted(Object v) {
+        return v instanceof String s ? ApiSyntax.quote(s) : String.valueOf(v);
+    }
 
     public QueueConfig {
         if (maxPendingNetPols < 1) {

@@ -2,18 +2,18 @@ package io.npmagent.dataplane.batch;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** A {@link FlushScheduler} that runs nothing by itself: tests see what was asked and run it by hand. */
 public final class ManualScheduler implements FlushScheduler {
     private final List<Runnable> soon = new ArrayList<>();
-    private Duration period;
-    private Runnable periodic;
+    private final Map<Duration, Runnable> periodic = new LinkedHashMap<>();
 
     @Override
     public synchronized void every(Duration period, Runnable task) {
-        this.period = period;
-        this.periodic = task;
+        periodic.put(period, task);
     }
 
     @Override
@@ -36,17 +36,30 @@ public final class ManualScheduler implements FlushScheduler {
         tasks.forEach(Runnable::run);
     }
 
-    /** Runs the periodic task once, as if its period had passed. */
+    /** Runs the periodic task of the first period registered once, as if that period had passed. */
     public void tick() {
         Runnable task;
         synchronized (this) {
-            task = periodic;
+            task = periodic.values().iterator().next();
         }
         task.run();
     }
 
+    /** Runs the task registered for {@code period} once. */
+    public void tick(Duration period) {
+        Runnable task;
+        synchronized (this) {
+            task = periodic.get(period);
+        }
+        if (task == null) {
+            throw new AssertionError("nothing runs every " + period + "; registered: " + periodic.keySet());
+        }
+        task.run();
+    }
+
+    /** The first period registered (the flush interval). */
     public synchronized Duration period() {
-        return period;
+        return periodic.keySet().iterator().next();
     }
 
     @Override

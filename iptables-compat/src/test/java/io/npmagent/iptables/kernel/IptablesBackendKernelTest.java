@@ -197,6 +197,32 @@ class IptablesBackendKernelTest {
         assertThat(sets()).doesNotContain("npm-");
     }
 
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void restoreLatenciesAndKernelCountsAreExportedInSeconds(IptablesVariant variant) throws Exception {
+        PrometheusRegistry registry = new PrometheusRegistry();
+        Metrics metrics = new Metrics(registry);
+        IptablesBackend b = new IptablesBackend(variant, ns.runner(), metrics, IptablesBackend.Settings.DEFAULTS);
+        for (ClusterEvent e : cluster()) {
+            b.apply(new Batch(compiler.apply(e).delta()));
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.create().write(out, registry.scrape());
+        String text = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+
+        double restores = metrics.iptablesRestoreLatency.labelValues("apply").getCount();
+        double seconds = metrics.iptablesRestoreLatency.labelValues("apply").getSum();
+        assertThat(restores).isGreaterThanOrEqualTo(4);
+        assertThat(seconds / restores).as("a restore in a tiny namespace takes milliseconds, i.e. well under a second")
+                .isGreaterThan(0).isLessThan(0.5);
+        assertThat(text).contains("npm_linux_iptables_restore_latency_seconds_bucket{operation=\"apply\",le=\"0.001\"}")
+                .contains("npm_linux_iptables_restore_latency_seconds_bucket{operation=\"apply\",le=\"120.0\"}")
+                .contains("npm_ipset_restore_latency_seconds_count ")
+                .contains("npm_num_iptables_rules ").contains("npm_num_ipsets ").contains("npm_num_ipset_entries ");
+        assertThat(metrics.numIpsets.get()).isEqualTo(b.status().sets()).isGreaterThan(5);
+        assertThat(metrics.numIptablesRules.get()).isEqualTo(b.status().rules()).isGreaterThan(20);
+    }
+
     /** The compiler's whole state as one batch: what a restarted agent's first batch holds. */
     private DesiredDelta everything() {
         return DesiredDelta.of(compiler.snapshot());

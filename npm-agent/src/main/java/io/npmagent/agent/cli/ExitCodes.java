@@ -9,6 +9,8 @@ final class ExitCodes {
     static final int USAGE = 2;
     /** explain: the connection is denied. */
     static final int DENIED = 3;
+    /** apply, uninstall: the kernel refused. */
+    static final int FAILED = 4;
 
     private ExitCodes() {}
 }

@@ -11,13 +11,15 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Kubernetes node agent enforcing NetworkPolicy.",
-        subcommands = {CompileCommand.class, ExplainCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {CompileCommand.class, ExplainCommand.class, ApplyCommand.class, UninstallCommand.class,
+            CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success (explain: the connection is allowed)",
-            "1:the input has problems (compile still prints everything)",
+            "1:the input has problems (compile and apply still do everything else)",
             "2:usage error",
-            "3:explain: the connection is denied"
+            "3:explain: the connection is denied",
+            "4:apply, uninstall: the kernel refused"
         })
 public final class Main implements Runnable {
     @Spec

@@ -1,0 +1,78 @@
+package io.npmagent.agent.cli;
+
+import io.npmagent.agent.source.manifest.ParsedManifests;
+import io.npmagent.dataplane.backend.Backend;
+import io.npmagent.dataplane.backend.BackendException;
+import io.npmagent.dataplane.backend.BackendStatus;
+import io.npmagent.dataplane.backend.Batch;
+import io.npmagent.dataplane.desired.DesiredDelta;
+import io.npmagent.dataplane.model.ClusterState;
+import io.npmagent.dataplane.policy.PolicyCompiler;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code npm-agent apply}: enforce a manifest directory once. The desired state goes to the backend as
+ * one batch, which adopts what an earlier run left in the kernel and writes only the difference, so
+ * running it again with the same manifests changes nothing. Invalid parts of the input fail closed and
+ * are listed.
+ */
+@Command(name = "apply", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "Enforce a manifest directory once, through a kernel backend.")
+final class ApplyCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ManifestDirOption manifests;
+
+    @Mixin
+    BackendOptions options;
+
+    @Option(names = "--node", paramLabel = "NAME", description = "Enforce for this node's pods only (default: every pod).")
+    String node;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        ParsedManifests parsed;
+        try {
+            parsed = manifests.load();
+        } catch (IOException e) {
+            err.println("npm-agent apply: cannot read --manifests " + manifests.dir + ": " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
+        ClusterState cluster = parsed.toClusterState();
+        PolicyCompiler compiler = new PolicyCompiler(node);
+        cluster.asEvents().forEach(compiler::apply);
+        int problems = parsed.errors().size() + compiler.errors().values().stream().mapToInt(List::size).sum();
+        parsed.errors().forEach(e -> err.println("  " + e));
+        compiler.errors().values().forEach(list -> list.forEach(e -> err.println("  " + e)));
+
+        Backend backend;
+        try {
+            backend = options.create();
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            err.println("npm-agent apply: " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
+        try {
+            backend.apply(new Batch(DesiredDelta.of(compiler.snapshot())));
+        } catch (BackendException e) {
+            err.println("npm-agent apply: " + backend.name() + " refused the state: " + e.getMessage());
+            return ExitCodes.FAILED;
+        }
+        BackendStatus s = backend.status();
+        out.printf("npm-agent apply: %s holds %d policies, %d rules, %d sets with %d entries%s%n", s.backend(), s.policies(),
+                s.rules(), s.sets(), s.setEntries(), options.netns == null ? "" : " in network namespace " + options.netns);
+        return problems > 0 ? ExitCodes.INPUT_PROBLEMS : ExitCodes.OK;
+    }
+}
