@@ -1,0 +1,346 @@
+package io.npmagent.iptables.nft;
+
+import io.npmagent.dataplane.backend.Backend;
+import io.npmagent.dataplane.backend.BackendException;
+import io.npmagent.dataplane.backend.BackendStatus;
+import io.npmagent.dataplane.backend.Batch;
+import io.npmagent.dataplane.metrics.Metrics;
+import io.npmagent.dataplane.model.Direction;
+import io.npmagent.iptables.exec.CommandResult;
+import io.npmagent.iptables.exec.CommandRunner;
+import io.npmagent.iptables.model.ChainId;
+import io.npmagent.iptables.model.Member;
+import io.npmagent.iptables.model.Names;
+import io.npmagent.iptables.model.NetfilterModel;
+import io.npmagent.iptables.model.SetId;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The native nftables backend: one table of the agent's own, {@code table inet npm_agent}, written with
+ * one {@code nft -f -} transaction per batch. Nothing outside that table is ever read or touched.
+ *
+ * <p><b>Layout.</b>
+ * <pre>
+ * table inet npm_agent
+ *   chain egress   type filter hook forward priority 1; policy accept
+ *       ct state established,related accept
+ *       ip saddr vmap @egress4          (local isolated pod address : jump pod_eg4_...)
+ *       ip6 saddr vmap @egress6
+ *   chain ingress  type filter hook forward priority 2; policy accept
+ *       ct state established,related accept
+ *       ip daddr vmap @ingress4         (local isolated pod address : jump pod_in4_...)
+ *       ip6 daddr vmap @ingress6
+ *   chain pod_in4_HASH   (one per pod, direction and family)
+ *       jump pol_in4_HASH               (each of the pod's policies the model holds, in order)
+ *       drop
+ *   chain pol_in4_HASH   (one per policy, direction and family)
+ *       ip saddr @s4_HASH tcp dport 80 accept                        (selector peers, a port)
+ *       ip saddr @c4_HASH ip saddr != @x4_HASH accept                 (ipBlock with excepts)
+ *       ip saddr @s4_HASH ip daddr . meta l4proto . th dport @n4_HASH accept   (named port)
+ *   sets s4_ (pod addresses), c4_/x4_ (an ipBlock's prefixes / its excepts, interval sets),
+ *        n4_ (address . protocol . port of pods serving a named port); and the same with 6
+ * </pre>
+ *
+ * <p><b>Where a packet's verdict is decided.</b> A forwarded packet meets {@code egress} (priority 1),
+ * then {@code ingress} (priority 2), both after the usual filter chains at priority 0. In nftables
+ * {@code accept} ends only the base chain it happens in, and the packet goes on to the next base chain
+ * of the hook (ours or anyone's), while {@code drop} is final. So each side is judged on its own: a
+ * reply of an allowed connection is accepted by both at once; otherwise, if the source is a local pod
+ * isolated for egress, its pod chain tries its policy chains in turn, and the first rule that admits
+ * the packet accepts it (this side allows it); a packet no rule admits falls through to the pod
+ * chain's {@code drop}. Then the destination's ingress side is judged the same way. A packet whose
+ * ends are not isolated local pods misses both maps and falls off the base chains' {@code accept}
+ * policy. Only routed traffic is judged (the forward hook), as with the iptables backend.
+ *
+ * <p><b>A batch's fate</b> ({@link #apply}): the {@link NetfilterModel} takes the batch and says what
+ * may have changed; {@link NftTable} compares exactly that with what the kernel holds and writes the
+ * difference as one transaction, which the kernel applies whole or not at all. If nft refuses it,
+ * nothing changed in the kernel, so only the model is given the inverse batch, and the batch counts
+ * as refused with nft's own words. One exception: if the refusal came from a stale belief (someone
+ * edited the table by hand since it was last read), the table is read back, and if it did differ, the
+ * batch is tried once more as a full comparison against what is really there.
+ *
+ * <p><b>Restart.</b> The first call reads the table back (whatever run made it) and writes only what
+ * differs from the first batch, which holds the whole desired state: nothing is flushed first, so no
+ * pod is open for an instant, and a table that already matches is not written at all.
+ * {@link #reconcile} does the same later, to repair drift; {@link #uninstall} deletes the table.
+ *
+ * <p><b>Rules are compared by hash.</b> Each rule carries {@code comment "npm:<hash> ..."}, the hash of
+ * its chain, position and text; read-back parses only comments, never nft's respelling of a rule.
+ * Elements are normalised through the dataplane's address types. Object names never reach a script:
+ * chains and sets are named by hashes, comments hold only plain characters.
+ *
+ * <p><b>Metrics.</b> {@code nftRestoreLatency{operation}} and {@code nftRestoreFailures{operation}}
+ * per {@code nft -f} (apply, reconcile, uninstall); {@code numIptablesRules} counts the rules of the
+ * table, {@code numIpsets} and {@code numIpsetEntries} its sets and their elements (verdict maps
+ * aside).
+ */
+public final class NftBackend implements Backend {
+    private static final System.Logger LOG = System.getLogger(NftBackend.class.getName());
+    static final int EGRESS_PRIORITY = 1;
+    static final int INGRESS_PRIORITY = 2;
+    private static final NetfilterModel.Dirty NO_CHANGES = new NetfilterModel.Dirty(Set.of(), Map.of(), Set.of());
+
+    private final CommandRunner runner;
+    private final Metrics metrics;
+    private final Duration timeout;
+    private final NetfilterModel model = new NetfilterModel();
+    private final Names names = new Names();
+    private NftTable table = new NftTable();
+    /** False until the table has been read back and fully compared (first call, or after a failed repair). */
+    private boolean inSync;
+
+    /** @param timeout how long any one nft process may run */
+    public NftBackend(CommandRunner runner, Metrics metrics, Duration timeout) {
+        this.runner = runner;
+        this.metrics = metrics;
+        this.timeout = timeout;
+    }
+
+    @Override
+    public String name() {
+        return "nft";
+    }
+
+    @Override
+    public synchronized void apply(Batch batch) {
+        model.apply(batch.delta());
+        NetfilterModel.Dirty dirty = model.takeDirty();
+        try {
+            if (inSync) {
+                write(dirty, false, "apply");
+            } else {
+                fullSync("apply", dirty);
+            }
+        } catch (BackendException | Names.NameCollisionException refused) {
+            if (refused instanceof BackendException b && repairedStaleBelief(b, dirty)) {
+                return;
+            }
+            // nft -f is one transaction: the kernel holds what it held, so only the model goes back.
+            model.apply(batch.delta().inverse());
+            releaseNames(dirty.plus(model.takeDirty()));
+            if (refused instanceof BackendException b) {
+                throw b;
+            }
+            throw new BackendException(refused.getMessage(), "");
+        } finally {
+            updateGauges();
+        }
+    }
+
+    /**
+     * After a refusal: if the table differs from what was believed (a hand edit), learn it and try the
+     * batch again as a full comparison. Returns true if that landed it.
+     */
+    private boolean repairedStaleBelief(BackendException refused, NetfilterModel.Dirty dirty) {
+        if (!inSync) {
+            return false; // that was already a full comparison against a fresh read
+        }
+        NftTable actual;
+        try {
+            actual = readBack();
+        } catch (BackendException e) {
+            inSync = false;
+            return false;
+        }
+        if (actual.sameAs(table)) {
+            return false;
+        }
+        table = actual;
+        try {
+            fullSync("apply", dirty);
+            LOG.log(System.Logger.Level.INFO, "nft: the table had been changed by hand; repaired with the batch");
+            return true;
+        } catch (BackendException | Names.NameCollisionException e) {
+            inSync = false; // drift remains outside the batch: the next call compares everything
+            LOG.log(System.Logger.Level.WARNING, "nft: the table had drifted and the repair was refused: {0} (first refusal: {1})",
+                    e.getMessage(), refused.getMessage());
+            return false;
+        }
+    }
+
+    @Override
+    public synchronized int reconcile() {
+        try {
+            return fullSync("reconcile", NO_CHANGES);
+        } finally {
+            updateGauges();
+        }
+    }
+
+    @Override
+    public synchronized void uninstall() {
+        // Adding first makes the delete succeed whether or not the table exists, in one transaction.
+        nft("add table " + NftNames.TABLE_REF + "\ndelete table " + NftNames.TABLE_REF + "\n", "uninstall");
+        table.clear();
+        inSync = false;
+        updateGauges();
+    }
+
+    @Override
+    public synchronized BackendStatus status() {
+        return new BackendStatus(name(), model.policyCount(), table.rules(), table.setCount(), table.elements());
+    }
+
+    /**
+     * Reads back, compares every object, writes the difference; returns how many objects it changed.
+     * {@code dirty} adds objects the batch may have removed, so their names are released.
+     */
+    private int fullSync(String operation, NetfilterModel.Dirty dirty) {
+        table = readBack();
+        Set<SetId> sets = new HashSet<>(model.sets());
+        sets.addAll(dirty.sets());
+        sets.addAll(dirty.members().keySet());
+        Set<ChainId> chains = new HashSet<>(model.chains());
+        chains.addAll(dirty.chains());
+        int changed = write(new NetfilterModel.Dirty(sets, Map.of(), chains), true, operation);
+        inSync = true;
+        return changed;
+    }
+
+    private int write(NetfilterModel.Dirty dirty, boolean full, String operation) {
+        NftTable.Wanted wanted = new NftTable.Wanted(full);
+        wantSets(dirty, full, wanted);
+        wantChains(dirty.chains(), wanted);
+        if (full) {
+            for (Direction d : Direction.values()) {
+                String chain = NftNames.baseChain(d);
+                wanted.chain(chain, baseHook(d), NftRules.lines(chain, NftRules.baseChain(d)));
+            }
+        }
+        NftTable.Plan plan = table.plan(wanted);
+        if (plan.needsFullSync()) {
+            return fullSync(operation, dirty);
+        }
+        if (plan.isEmpty()) {
+            return 0;
+        }
+        nft(plan.script(), operation);
+        table.committed(plan);
+        return plan.changes();
+    }
+
+    private void wantSets(NetfilterModel.Dirty dirty, boolean full, NftTable.Wanted wanted) {
+        Set<SetId> touched = new HashSet<>(dirty.sets());
+        touched.addAll(dirty.members().keySet());
+        for (SetId set : touched) {
+            String name = NftNames.set(set);
+            if (!model.exists(set)) {
+                release(set);
+                wanted.dropSet(name);
+                if (set instanceof SetId.Cidr c) {
+                    wanted.dropSet(NftNames.excepts(c));
+                }
+                continue;
+            }
+            claim(set);
+            boolean whole = full || dirty.sets().contains(set) || set instanceof SetId.Cidr || !table.hasSet(name);
+            if (whole) {
+                NftSetSpec spec = NftSetSpec.of(set);
+                NftElements.of(set, model.members(set)).forEach((n, elements) -> wanted.set(n, spec, elements));
+            } else {
+                // Only the members the model says may have changed: a constant-time question each.
+                Set<String> consider = new TreeSet<>();
+                Set<String> want = new HashSet<>();
+                for (Member m : dirty.members().get(set)) {
+                    String text = NftElements.text(m);
+                    consider.add(text);
+                    if (model.holds(set, m)) {
+                        want.add(text);
+                    }
+                }
+                wanted.elements(name, consider, want);
+            }
+        }
+    }
+
+    private void wantChains(Set<ChainId> touched, NftTable.Wanted wanted) {
+        for (ChainId id : touched) {
+            if (id instanceof ChainId.Dispatch d) {
+                Set<String> elements = new HashSet<>();
+                model.dispatch(d).forEach((ip, pod) -> elements.add(NftElements.dispatch(ip,
+                        NftNames.chain(new ChainId.PodChain(pod, d.direction(), d.family())))));
+                wanted.set(NftNames.dispatchMap(d), NftSetSpec.dispatch(d.family()), elements);
+                continue;
+            }
+            String chain = NftNames.chain(id);
+            if (model.exists(id)) {
+                names.claim(chain, id);
+                wanted.chain(chain, null, NftRules.lines(chain, NftRules.rules(model, id)));
+            } else {
+                names.release(chain, id);
+                wanted.dropChain(chain);
+            }
+        }
+    }
+
+    static String baseHook(Direction d) {
+        return NftTable.hookSpec("filter", "forward",
+                Integer.toString(d == Direction.EGRESS ? EGRESS_PRIORITY : INGRESS_PRIORITY), "accept");
+    }
+
+    private void claim(SetId set) {
+        names.claim(NftNames.set(set), set);
+        if (set instanceof SetId.Cidr c) {
+            names.claim(NftNames.excepts(c), set);
+        }
+    }
+
+    private void release(SetId set) {
+        names.release(NftNames.set(set), set);
+        if (set instanceof SetId.Cidr c) {
+            names.release(NftNames.excepts(c), set);
+        }
+    }
+
+    /** After an undo: names of objects the model no longer holds are free again. */
+    private void releaseNames(NetfilterModel.Dirty touched) {
+        Set<SetId> sets = new HashSet<>(touched.sets());
+        sets.addAll(touched.members().keySet());
+        sets.stream().filter(s -> !model.exists(s)).forEach(this::release);
+        touched.chains().stream()
+                .filter(c -> !(c instanceof ChainId.Dispatch) && !model.exists(c))
+                .forEach(c -> names.release(NftNames.chain(c), c));
+    }
+
+    /** The table as the kernel holds it now; empty if it does not exist. */
+    private NftTable readBack() {
+        CommandResult r = runner.run(List.of("nft", "-j", "list", "table", NftNames.FAMILY, NftNames.TABLE), "", timeout);
+        NftTable read = new NftTable();
+        if (!r.ok()) {
+            if (r.exitCode() == 1 && r.stderr().contains("No such file or directory")) {
+                return read; // no table yet: nothing to adopt
+            }
+            throw new BackendException("cannot read back table " + NftNames.TABLE_REF + ": " + r.errorSummary(), "");
+        }
+        try {
+            read.load(r.stdout());
+        } catch (IllegalArgumentException e) {
+            throw new BackendException("cannot read back table " + NftNames.TABLE_REF + ": " + e.getMessage(), "", e);
+        }
+        return read;
+    }
+
+    private void nft(String script, String operation) {
+        long start = System.nanoTime();
+        CommandResult r = runner.run(List.of("nft", "-f", "-"), script, timeout);
+        metrics.nftRestoreLatency.labelValues(operation).observe(Metrics.secondsSince(start));
+        if (!r.ok()) {
+            metrics.nftRestoreFailures.labelValues(operation).inc();
+            LOG.log(System.Logger.Level.DEBUG, "refused nft script:\n{0}", script);
+            throw new BackendException(r.errorSummary(), script);
+        }
+    }
+
+    private void updateGauges() {
+        BackendStatus s = status();
+        metrics.numIptablesRules.set(s.rules());
+        metrics.numIpsets.set(s.sets());
+        metrics.numIpsetEntries.set(s.setEntries());
+    }
+}

@@ -1,0 +1,218 @@
+package io.npmagent.iptables.nft;
+
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.iptables.kernel.KernelTestSupport;
+import io.npmagent.iptables.kernel.Netns;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * A node and its pods, each a network namespace: pod {@code i} has {@code 10.99.0.i/32} and
+ * {@code fd99::i/128} on {@code eth0}, the other end of a veth pair in the node, and routes everything
+ * via the node ({@code 169.254.1.1} and {@code fe80::1}, which every node-side veth carries, as Calico
+ * does). The node forwards and has a host route to each pod, so pod-to-pod traffic crosses the node's
+ * forward hook, where the backend under test judges it. Each pod runs a TCP server on {@link #PORT}
+ * that accepts and closes, dual stack: a few lines of Python, not iperf3, whose server refuses or resets
+ * connections that arrive between two of its tests, which parallel probes do. Closing kills the servers
+ * and deletes every namespace, whatever state setup reached.
+ */
+final class PodNetwork implements AutoCloseable {
+    static final int PORT = 5201;
+    private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
+    /** Accepts every connection on both families and closes it: a connect either completes or times out. */
+    private static final String SERVER = String.join("\n",
+            "import socket",
+            "s = socket.create_server(('::', " + PORT + "), family=socket.AF_INET6, dualstack_ipv6=True, backlog=1024)",
+            "while True:",
+            "    c, _ = s.accept()",
+            "    c.close()");
+
+    private final Netns node;
+    private final Map<String, Netns> pods = new LinkedHashMap<>();
+    private final Map<String, Integer> index = new LinkedHashMap<>();
+    private final Path pidDir;
+    private final List<Path> pidFiles = new ArrayList<>();
+
+    /** One of the pods' addresses, as a probe names it. */
+    record Address(String pod, IpAddress ip) {}
+
+    /** One probe: from a pod to another pod's address. */
+    record Pair(String from, String to, boolean v6) implements Comparable<Pair> {
+        @Override
+        public int compareTo(Pair o) {
+            return toString().compareTo(o.toString());
+        }
+
+        @Override
+        public String toString() {
+            return from + "->" + to + (v6 ? " v6" : " v4");
+        }
+    }
+
+    private PodNetwork(Netns node, Path pidDir) {
+        this.node = node;
+        this.pidDir = pidDir;
+    }
+
+    /** Builds the node and one pod per name, numbered from 1 in order. */
+    static PodNetwork create(String... podNames) {
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("npm-nft-pods");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        PodNetwork net = new PodNetwork(Netns.create("node"), dir);
+        try {
+            net.node.must("sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1");
+            for (int i = 0; i < podNames.length; i++) {
+                net.addPod(podNames[i], i + 1);
+            }
+            net.awaitServers();
+            return net;
+        } catch (RuntimeException | Error e) {
+            net.close();
+            throw e;
+        }
+    }
+
+    static IpAddress v4(int i) {
+        return IpAddress.parse("10.99.0." + i);
+    }
+
+    static IpAddress v6(int i) {
+        return IpAddress.parse("fd99::" + i);
+    }
+
+    private void addPod(String name, int i) {
+        Netns pod = Netns.create("p" + name);
+        pods.put(name, pod);
+        index.put(name, i);
+        String veth = "vnp" + i;
+        KernelTestSupport.must(List.of("ip", "link", "add", veth, "netns", node.name(), "type", "veth",
+                "peer", "name", "eth0", "netns", pod.name()));
+        // No duplicate address detection: addresses are usable at once, and every veth carries fe80::1.
+        pod.must("sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
+                "net.ipv6.conf.eth0.accept_dad=0");
+        pod.must("ip", "addr", "add", v4(i) + "/32", "dev", "eth0");
+        pod.must("ip", "-6", "addr", "add", v6(i) + "/128", "dev", "eth0", "nodad");
+        pod.must("ip", "link", "set", "eth0", "up");
+        pod.must("ip", "route", "add", "169.254.1.1", "dev", "eth0", "scope", "link");
+        pod.must("ip", "route", "add", "default", "via", "169.254.1.1", "dev", "eth0");
+        pod.must("ip", "-6", "route", "add", "default", "via", "fe80::1", "dev", "eth0");
+        node.must("sysctl", "-qw", "net.ipv6.conf." + veth + ".accept_dad=0");
+        node.must("ip", "addr", "add", "169.254.1.1/32", "dev", veth);
+        node.must("ip", "-6", "addr", "add", "fe80::1/64", "dev", veth, "nodad");
+        node.must("ip", "link", "set", veth, "up");
+        node.must("ip", "route", "add", v4(i) + "/32", "dev", veth);
+        node.must("ip", "-6", "route", "add", v6(i) + "/128", "dev", veth);
+        Path pidFile = pidDir.resolve(name + ".pid");
+        pidFiles.add(pidFile);
+        // In the background with its own stdio, so the runner is not left waiting on its pipes.
+        pod.must("bash", "-c", "python3 -c \"$0\" </dev/null >/dev/null 2>&1 & echo $! > \"$1\"", SERVER, pidFile.toString());
+    }
+
+    /** Waits until every server answers from the node (output path: the forward hook is not involved). */
+    private void awaitServers() {
+        Instant deadline = Instant.now().plusSeconds(10);
+        for (int i : index.values()) {
+            for (IpAddress ip : List.of(v4(i), v6(i))) {
+                while (!connects(node, ip)) {
+                    if (Instant.now().isAfter(deadline)) {
+                        throw new AssertionError("server at " + ip + " did not come up");
+                    }
+                    sleep(100);
+                }
+            }
+        }
+    }
+
+    Netns node() {
+        return node;
+    }
+
+    /** Tries every ordered pair of pods on both families, in parallel; true where TCP connected. */
+    Map<Pair, Boolean> probeAll() {
+        List<Pair> pairs = new ArrayList<>();
+        for (String from : pods.keySet()) {
+            for (String to : pods.keySet()) {
+                if (!from.equals(to)) {
+                    pairs.add(new Pair(from, to, false));
+                    pairs.add(new Pair(from, to, true));
+                }
+            }
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(pairs.size());
+        try {
+            Map<Pair, Future<Boolean>> futures = new LinkedHashMap<>();
+            for (Pair p : pairs) {
+                futures.put(p, pool.submit(() -> connects(pods.get(p.from()), address(p.to(), p.v6()))));
+            }
+            Map<Pair, Boolean> out = new TreeMap<>();
+            for (Map.Entry<Pair, Future<Boolean>> e : futures.entrySet()) {
+                out.put(e.getKey(), e.getValue().get());
+            }
+            return out;
+        } catch (Exception e) {
+            throw new IllegalStateException("probe failed", e);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    IpAddress address(String pod, boolean v6) {
+        int i = index.get(pod);
+        return v6 ? v6(i) : v4(i);
+    }
+
+    /** A TCP connect within {@link #PROBE_TIMEOUT}: a dropped SYN is a timeout. */
+    private static boolean connects(Netns from, IpAddress to) {
+        return from.run("timeout", Long.toString(PROBE_TIMEOUT.toSeconds()), "bash", "-c",
+                "</dev/tcp/" + to + "/" + PORT).ok();
+    }
+
+    @Override
+    public void close() {
+        for (Path pidFile : pidFiles) {
+            try {
+                if (Files.exists(pidFile)) {
+                    String pid = Files.readString(pidFile).strip();
+                    if (pid.matches("\\d+")) {
+                        KernelTestSupport.must(List.of("kill", pid));
+                    }
+                    Files.delete(pidFile);
+                }
+            } catch (IOException | AssertionError e) {
+                // Keep cleaning up: the namespaces below must go whatever happened here.
+            }
+        }
+        pods.values().forEach(Netns::close);
+        node.close();
+        try {
+            Files.deleteIfExists(pidDir);
+        } catch (IOException e) {
+            // A leftover empty temp directory is harmless.
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
