@@ -152,6 +152,7 @@ public final class IptablesBackend implements Backend {
     /** Reads back, compares every object, writes the difference; returns how many objects it changed. */
     private int fullSync(String operation) {
         readBack();
+        names.clear(); // claimed again below for every object that exists
         Set<ChainId> allChains = new HashSet<>(model.chains());
         int changed = write(new NetfilterModel.Dirty(model.sets(), Map.of(), allChains), true, operation);
         inSync = true;
@@ -216,11 +217,11 @@ public final class IptablesBackend implements Backend {
             }
             String chain = Names.chain(id);
             if (model.exists(id)) {
-                names.claim(chain, id.getClass().getSimpleName() + ":" + describe(id));
+                names.claim(chain, owner(id));
                 wanted.put(chain, ChainTable.lines(chain, rules.rules(model, id)));
             } else {
                 unwanted.add(chain);
-                names.release(chain, id.getClass().getSimpleName() + ":" + describe(id));
+                names.release(chain, owner(id));
             }
         }
         if (full) {
@@ -230,14 +231,15 @@ public final class IptablesBackend implements Backend {
         return chains.get(family).plan(wanted, unwanted, full);
     }
 
-    private static String describe(ChainId id) {
+    /** What a chain name stands for, both families alike (they share chain names). */
+    private static Object owner(ChainId id) {
         if (id instanceof ChainId.PolicyChain p) {
-            return p.policy().toString();
+            return List.of("policy", p.policy(), p.direction());
         }
         if (id instanceof ChainId.PodChain p) {
-            return p.pod().toString();
+            return List.of("pod", p.pod(), p.direction());
         }
-        return "dispatch";
+        return List.of("dispatch", ((ChainId.Dispatch) id).direction());
     }
 
     private void readBack() {

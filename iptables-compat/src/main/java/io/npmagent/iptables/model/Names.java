@@ -30,11 +30,16 @@ public final class Names {
         }
         if (id instanceof ChainId.PolicyChain p) {
             String kind = p.direction() == Direction.INGRESS ? "NPM-PI-" : "NPM-PE-";
-            return kind + hash("policy:" + p.policy().namespace() + "/" + p.policy().name(), 16).toUpperCase(Locale.ROOT);
+            return kind + hash("policy:" + qualified(p.policy().namespace(), p.policy().name()), 16).toUpperCase(Locale.ROOT);
         }
         ChainId.PodChain c = (ChainId.PodChain) id;
         String kind = c.direction() == Direction.INGRESS ? "NPM-I-" : "NPM-E-";
-        return kind + hash("pod:" + c.pod().namespace() + "/" + c.pod().name(), 16).toUpperCase(Locale.ROOT);
+        return kind + hash("pod:" + qualified(c.pod().namespace(), c.pod().name()), 16).toUpperCase(Locale.ROOT);
+    }
+
+    /** {@code namespace/name} with the namespace's length first, so no two pairs spell the same text. */
+    private static String qualified(String namespace, String name) {
+        return namespace.length() + ":" + namespace + "/" + name;
     }
 
     /** ipset name (at most 31 characters): {@code npm-s4-...} selector, {@code c} CIDR, {@code n} named port. */
@@ -80,6 +85,11 @@ public final class Names {
 
     public void release(String name, Object owner) {
         owners.remove(name, owner);
+    }
+
+    /** Forgets every claim: before a full comparison, which claims again for every object that exists. */
+    public void clear() {
+        owners.clear();
     }
 
     /** Two objects hash to one kernel name: the later one cannot be rendered. */

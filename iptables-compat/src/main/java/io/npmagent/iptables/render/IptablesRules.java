@@ -125,7 +125,7 @@ public final class IptablesRules {
 
     /**
      * Text for a comment: untrusted names reduced to characters that cannot end a quoted restore token
-     * or a line ({@code A-Z a-z 0-9 . _ / - :}; anything else becomes {@code _}), at most 120 of them.
+     * or a line ({@code A-Z a-z 0-9 . _ / - : [ ]}; anything else becomes {@code _}), at most 120 of them.
      */
     public static String describe(String text) {
         StringBuilder sb = new StringBuilder();

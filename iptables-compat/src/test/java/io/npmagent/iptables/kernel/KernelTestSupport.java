@@ -41,11 +41,6 @@ public final class KernelTestSupport {
         assumeTrue(false, "kernel test skipped: " + reason);
     }
 
-    /** Runs a command on the host, whatever happens (clean-up). */
-    public static void bestEffort(List<String> argv) {
-        ProcessRunner.host().run(argv, "", Duration.ofSeconds(10));
-    }
-
     /** Runs a command on the host and fails the test if it fails. */
     public static CommandResult must(List<String> argv) {
         CommandResult r = ProcessRunner.host().run(argv, "", Duration.ofSeconds(30));

@@ -1,5 +1,7 @@
 package io.npmagent.iptables.nft;
 
+import io.npmagent.iptables.Golden;
+
 import static io.npmagent.dataplane.model.PolicyFixtures.labels;
 import static io.npmagent.dataplane.model.PolicyFixtures.match;
 import static io.npmagent.dataplane.model.PolicyFixtures.peers;
@@ -75,7 +77,7 @@ class NftBackendTest {
     void theWholeStateIsOneTransactionAndThenNothingMore() {
         backend.apply(NftFixtures.wholeCluster());
         assertThat(nft.scripts).hasSize(1);
-        Golden.check("first-apply", nft.last());
+        Golden.assertMatches("nft/first-apply.nft", nft.last());
         assertThat(nft.lists).as("the first call reads the table back").isEqualTo(1);
 
         assertThat(backend.reconcile()).as("nothing drifted").isZero();
@@ -99,7 +101,7 @@ class NftBackendTest {
         int before = nft.scripts.size();
         apply(new ClusterEvent.PolicyUpserted(NftFixtures.webPolicy(8000, 8200)));
         assertThat(nft.scripts).hasSize(before + 1);
-        Golden.check("edit-policy", nft.last());
+        Golden.assertMatches("nft/edit-policy.nft", nft.last());
         assertThat(chainsTouched(nft.last())).containsExactly(
                 policyChain("x", "web", Direction.INGRESS, Family.IPV4), policyChain("x", "web", Direction.INGRESS, Family.IPV6));
         assertThat(nft.last()).doesNotContain("element", "add set", "delete");
@@ -111,7 +113,7 @@ class NftBackendTest {
         apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", "api-egress")));
         apply(new ClusterEvent.PodDeleted(new PodKey("y", "client")));
         String both = String.join("", nft.scripts.subList(nft.scripts.size() - 2, nft.scripts.size()));
-        Golden.check("delete-policy-and-pod", both);
+        Golden.assertMatches("nft/delete-policy-and-pod.nft", both);
         assertThat(both).contains(
                 "delete chain inet npm_agent " + policyChain("x", "api-egress", Direction.EGRESS, Family.IPV4),
                 "delete chain inet npm_agent " + podChain("x", "api", Direction.EGRESS, Family.IPV6),
@@ -231,7 +233,7 @@ class NftBackendTest {
     void hostileNamesAndLabelsNeverReachTheScript() {
         backend.apply(new Batch(NftFixtures.hostile()));
         String script = nft.last();
-        Golden.check("hostile", script);
+        Golden.assertMatches("nft/hostile.nft", script);
         Pattern statement = Pattern.compile(
                 "(add|flush|delete) (table|chain|set|map|element|rule) inet npm_agent"
                         + "( [a-z][a-z0-9_]*( \\{ [a-z0-9_ .:;/,-]+ \\}| [a-z0-9@_ .,!=-]+ comment \"npm:[a-z2-7]{16}( [A-Za-z0-9._/: -]*)?\")?)?");

@@ -20,6 +20,7 @@ import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.Protocol;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.npmagent.iptables.kernel.KernelTestSupport;
+import io.npmagent.iptables.kernel.PodNetwork;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
 import java.util.Map;

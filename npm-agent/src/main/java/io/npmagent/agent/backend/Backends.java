@@ -7,6 +7,7 @@ import io.npmagent.iptables.detect.IptablesVariant;
 import io.npmagent.iptables.detect.IptablesVariantDetector;
 import io.npmagent.iptables.exec.CommandRunner;
 import io.npmagent.iptables.model.Family;
+import io.npmagent.iptables.nft.NftBackend;
 import java.util.List;
 
 /**
@@ -15,7 +16,7 @@ import java.util.List;
  */
 public final class Backends {
     /** Names a backend can be asked for by, most specific last. */
-    public static final List<String> NAMES = List.of("iptables", "iptables-nft", "iptables-legacy");
+    public static final List<String> NAMES = List.of("iptables", "iptables-nft", "iptables-legacy", "nft");
 
     private Backends() {}
 
@@ -30,6 +31,8 @@ public final class Backends {
                 return new IptablesBackend(IptablesVariant.NFT, runner, metrics, IptablesBackend.Settings.DEFAULTS);
             case "iptables-legacy":
                 return new IptablesBackend(IptablesVariant.LEGACY, runner, metrics, IptablesBackend.Settings.DEFAULTS);
+            case "nft":
+                return new NftBackend(runner, metrics, IptablesBackend.Settings.DEFAULTS.timeout());
             default:
                 throw new IllegalArgumentException("unknown backend \"" + name + "\" (one of " + String.join(", ", NAMES) + ")");
         }
@@ -44,6 +47,8 @@ public final class Backends {
                 return runner.available("ipset") && runner.available(IptablesVariant.NFT.restore(Family.IPV4));
             case "iptables-legacy":
                 return runner.available("ipset") && runner.available(IptablesVariant.LEGACY.restore(Family.IPV4));
+            case "nft":
+                return runner.available("nft");
             default:
                 return false;
         }

@@ -7,6 +7,7 @@ import io.npmagent.iptables.kernel.Netns;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -17,7 +18,7 @@ class ApplyUninstallKernelTest {
 
     @BeforeEach
     void namespace() {
-        KernelTestSupport.require("ipset", "iptables-nft-restore", "iptables-legacy-restore");
+        KernelTestSupport.require("ipset", "iptables-nft-restore", "iptables-legacy-restore", "nft");
         ns = Netns.create("cli");
     }
 
@@ -29,7 +30,7 @@ class ApplyUninstallKernelTest {
     @ParameterizedTest
     @ValueSource(strings = {"iptables-nft", "iptables-legacy"})
     void applyIsIdempotentAndUninstallRemovesEverything(String backend) {
-        String save = backend.equals("iptables-nft") ? "iptables-nft-save" : "iptables-legacy-save";
+        String save = backend + "-save";
         CliRun first = CliRun.of("apply", "--manifests", SHOP.toString(), "--backend", backend, "--netns", ns.name());
         assertThat(first.exitCode()).as(first.err()).isZero();
         assertThat(first.out()).contains(backend + " holds 8 policies");
@@ -44,6 +45,15 @@ class ApplyUninstallKernelTest {
         assertThat(uninstall.exitCode()).as(uninstall.err()).isZero();
         assertThat(ns.must(save, "-t", "filter").stdout()).doesNotContain("NPM");
         assertThat(ns.must("ipset", "list", "-n").stdout()).doesNotContain("npm-");
+    }
+
+    @Test
+    void theNftBackendAppliesAndUninstallsItsTable() {
+        CliRun first = CliRun.of("apply", "--manifests", SHOP.toString(), "--backend", "nft", "--netns", ns.name());
+        assertThat(first.exitCode()).as(first.err()).isZero();
+        assertThat(ns.must("nft", "list", "table", "inet", "npm_agent").stdout()).contains("chain ingress");
+        assertThat(CliRun.of("uninstall", "--backend", "nft", "--netns", ns.name()).exitCode()).isZero();
+        assertThat(ns.must("nft", "list", "tables").stdout()).doesNotContain("npm_agent");
     }
 
     @ParameterizedTest

@@ -40,7 +40,7 @@ public final class ScaleMain implements Callable<Integer> {
             System.err.println("scale: unknown scenario " + scenario + " (npm640)");
             return 2;
         }
-        List<String> chosen = backends != null ? backends : List.of("iptables-nft", "iptables-legacy");
+        List<String> chosen = backends != null ? backends : List.of("iptables-nft", "iptables-legacy", "nft");
         List<ScaleResult> results = new ArrayList<>();
         PrintStream out = System.out;
         for (String backend : chosen) {

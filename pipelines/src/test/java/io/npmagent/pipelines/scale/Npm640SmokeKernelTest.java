@@ -16,9 +16,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 class Npm640SmokeKernelTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {"iptables-nft", "iptables-legacy"})
+    @ValueSource(strings = {"iptables-nft", "iptables-legacy", "nft"})
     void everyPolicyLandsInBothModes(String backend) {
-        KernelTestSupport.require("ipset", backend + "-restore");
+        KernelTestSupport.require(backend.equals("nft") ? "nft" : "ipset", backend.equals("nft") ? "iptables-nft-restore" : backend + "-restore");
         for (boolean background : new boolean[] {false, true}) {
             ScaleResult r = Npm640.run(backend, background, 24);
             assertThat(r.netpols()).isEqualTo(24);

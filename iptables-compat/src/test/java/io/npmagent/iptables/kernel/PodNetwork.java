@@ -1,8 +1,6 @@
-package io.npmagent.iptables.nft;
+package io.npmagent.iptables.kernel;
 
 import io.npmagent.dataplane.model.IpAddress;
-import io.npmagent.iptables.kernel.KernelTestSupport;
-import io.npmagent.iptables.kernel.Netns;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -28,8 +26,8 @@ import java.util.concurrent.Future;
  * connections that arrive between two of its tests, which parallel probes do. Closing kills the servers
  * and deletes every namespace, whatever state setup reached.
  */
-final class PodNetwork implements AutoCloseable {
-    static final int PORT = 5201;
+public final class PodNetwork implements AutoCloseable {
+    public static final int PORT = 5201;
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
     /** Accepts every connection on both families and closes it: a connect either completes or times out. */
     private static final String SERVER = String.join("\n",
@@ -45,11 +43,9 @@ final class PodNetwork implements AutoCloseable {
     private final Path pidDir;
     private final List<Path> pidFiles = new ArrayList<>();
 
-    /** One of the pods' addresses, as a probe names it. */
-    record Address(String pod, IpAddress ip) {}
 
     /** One probe: from a pod to another pod's address. */
-    record Pair(String from, String to, boolean v6) implements Comparable<Pair> {
+    public record Pair(String from, String to, boolean v6) implements Comparable<Pair> {
         @Override
         public int compareTo(Pair o) {
             return toString().compareTo(o.toString());
@@ -67,7 +63,8 @@ final class PodNetwork implements AutoCloseable {
     }
 
     /** Builds the node and one pod per name, numbered from 1 in order. */
-    static PodNetwork create(String... podNames) {
+    public static PodNetwork create(String... podNames) {
+        KernelTestSupport.require("python3");
         Path dir;
         try {
             dir = Files.createTempDirectory("npm-nft-pods");
@@ -88,11 +85,11 @@ final class PodNetwork implements AutoCloseable {
         }
     }
 
-    static IpAddress v4(int i) {
+    public static IpAddress v4(int i) {
         return IpAddress.parse("10.99.0." + i);
     }
 
-    static IpAddress v6(int i) {
+    public static IpAddress v6(int i) {
         return IpAddress.parse("fd99::" + i);
     }
 
@@ -139,12 +136,12 @@ final class PodNetwork implements AutoCloseable {
         }
     }
 
-    Netns node() {
+    public Netns node() {
         return node;
     }
 
     /** Tries every ordered pair of pods on both families, in parallel; true where TCP connected. */
-    Map<Pair, Boolean> probeAll() {
+    public Map<Pair, Boolean> probeAll() {
         List<Pair> pairs = new ArrayList<>();
         for (String from : pods.keySet()) {
             for (String to : pods.keySet()) {
@@ -172,9 +169,14 @@ final class PodNetwork implements AutoCloseable {
         }
     }
 
-    IpAddress address(String pod, boolean v6) {
+    public IpAddress address(String pod, boolean v6) {
         int i = index.get(pod);
         return v6 ? v6(i) : v4(i);
+    }
+
+    /** Whether a TCP connection from pod {@code from} to pod {@code to} (IPv4, or IPv6) opens. */
+    public boolean connects(String from, String to, boolean v6) {
+        return connects(pods.get(from), address(to, v6));
     }
 
     /** A TCP connect within {@link #PROBE_TIMEOUT}: a dropped SYN is a timeout. */
