@@ -284,9 +284,6 @@ public final class IptablesBackend implements Backend {
     }
 
     private void updateGauges() {
-        BackendStatus s = status();
-        metrics.numIptablesRules.set(s.rules());
-        metrics.numIpsets.set(s.sets());
-        metrics.numIpsetEntries.set(s.setEntries());
+        metrics.kernelHolds(status());
     }
 }

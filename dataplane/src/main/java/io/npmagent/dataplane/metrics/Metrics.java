@@ -1,5 +1,6 @@
 package io.npmagent.dataplane.metrics;
 
+import io.npmagent.dataplane.backend.BackendStatus;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -116,6 +117,13 @@ public final class Metrics {
                 .name("npm_num_ipset_entries")
                 .help("Entries in the agent's ipsets (or nft sets).")
                 .register(registry);
+    }
+
+    /** Sets the gauges of what a backend holds in the kernel. */
+    public void kernelHolds(BackendStatus status) {
+        numIptablesRules.set(status.rules());
+        numIpsets.set(status.sets());
+        numIpsetEntries.set(status.setEntries());
     }
 
     /** Seconds since {@code startNanos} (a {@link System#nanoTime()} reading). */

@@ -19,6 +19,7 @@ import io.npmagent.dataplane.model.Pod;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.ValidationError;
+import io.npmagent.dataplane.util.Multimaps;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collections;
@@ -189,10 +190,10 @@ public final class PolicyCompiler {
     private void podChanged(PodKey key, Pod pod) {
         if (pod == null) {
             pods.remove(key);
-            removeFromIndex(podsByNamespace, key.namespace(), key);
+            Multimaps.remove(podsByNamespace, key.namespace(), key);
         } else {
             pods.put(key, pod);
-            podsByNamespace.computeIfAbsent(key.namespace(), k -> new HashSet<>()).add(key);
+            Multimaps.add(podsByNamespace, key.namespace(), key);
         }
         Set<PodKey> affected = updateClaims(key, pod);
         refreshTargets(key);
@@ -308,7 +309,7 @@ public final class PolicyCompiler {
                 }
             }
         }
-        identityPods.computeIfAbsent(id, k -> new HashSet<>()).add(pod);
+        Multimaps.add(identityPods, id, pod);
         podIdentity.put(pod, id);
         return id;
     }
@@ -348,12 +349,12 @@ public final class PolicyCompiler {
         Set<PolicyKey> before = podPolicies.getOrDefault(key, Set.of());
         for (PolicyKey p : before) {
             if (!now.contains(p)) {
-                removeFromIndex(policyTargets, p, key);
+                Multimaps.remove(policyTargets, p, key);
             }
         }
         for (PolicyKey p : now) {
             if (!before.contains(p)) {
-                policyTargets.computeIfAbsent(p, k -> new HashSet<>()).add(key);
+                Multimaps.add(policyTargets, p, key);
             }
         }
         if (now.isEmpty()) {
@@ -391,11 +392,11 @@ public final class PolicyCompiler {
         ObjectRef ref = ObjectRef.of(key);
         if (policy == null) {
             policies.remove(key);
-            removeFromIndex(policiesByNamespace, key.namespace(), key);
+            Multimaps.remove(policiesByNamespace, key.namespace(), key);
             errors.remove(ref);
         } else {
             policies.put(key, policy);
-            policiesByNamespace.computeIfAbsent(key.namespace(), k -> new HashSet<>()).add(key);
+            Multimaps.add(policiesByNamespace, key.namespace(), key);
             if (policy.valid()) {
                 errors.remove(ref);
             } else {
@@ -436,11 +437,11 @@ public final class PolicyCompiler {
         touched.addAll(newTargets);
         for (PodKey podKey : oldTargets) {
             if (!newTargets.contains(podKey)) {
-                removeFromIndex(podPolicies, podKey, key);
+                Multimaps.remove(podPolicies, podKey, key);
             }
         }
         for (PodKey podKey : newTargets) {
-            podPolicies.computeIfAbsent(podKey, k -> new HashSet<>()).add(key);
+            Multimaps.add(podPolicies, podKey, key);
         }
         if (newTargets.isEmpty()) {
             policyTargets.remove(key);
@@ -479,16 +480,6 @@ public final class PolicyCompiler {
         setRows.remove(set);
     }
 
-    private static <K, V> void removeFromIndex(Map<K, Set<V>> index, K key, V value) {
-        Set<V> values = index.get(key);
-        if (values != null) {
-            values.remove(value);
-            if (values.isEmpty()) {
-                index.remove(key);
-            }
-        }
-    }
-
     /** For diagnostics and benchmarks: sizes of the derived state. */
     public Map<String, Long> stats() {
         Map<String, Long> stats = new LinkedHashMap<>();
@@ -502,5 +493,4 @@ public final class PolicyCompiler {
         stats.put("localPods", (long) podRows.view().size());
         return stats;
     }
-
 }

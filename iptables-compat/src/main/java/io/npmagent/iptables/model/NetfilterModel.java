@@ -15,6 +15,7 @@ import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.dataplane.util.Multimaps;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -132,27 +133,27 @@ public final class NetfilterModel {
 
     private void addressChanged(IpAddress ip, Change<IdentityId> c) {
         if (c.before() != null) {
-            removeFromIndex(addressesOf, c.before(), ip);
+            Multimaps.remove(addressesOf, c.before(), ip);
         }
         if (c.isRemoval()) {
             addresses.remove(ip);
         } else {
             addresses.put(ip, c.after());
-            addressesOf.computeIfAbsent(c.after(), k -> new HashSet<>()).add(ip);
+            Multimaps.add(addressesOf, c.after(), ip);
         }
     }
 
     private void memberChanged(Membership m, boolean present) {
         PeerSetKey.SelectorPeers set = (PeerSetKey.SelectorPeers) m.set();
         if (present) {
-            selectorSets.computeIfAbsent(set, k -> new HashSet<>()).add(m.identity());
-            setsOf.computeIfAbsent(m.identity(), k -> new HashSet<>()).add(set);
+            Multimaps.add(selectorSets, set, m.identity());
+            Multimaps.add(setsOf, m.identity(), set);
         } else {
             Set<IdentityId> ids = selectorSets.get(set);
             if (ids != null) {
                 ids.remove(m.identity()); // the set itself stays until its own flag says it goes
             }
-            removeFromIndex(setsOf, m.identity(), set);
+            Multimaps.remove(setsOf, m.identity(), set);
         }
     }
 
@@ -205,7 +206,7 @@ public final class NetfilterModel {
     private void podChanged(PodKey key, Change<LocalPod> c) {
         if (c.before() != null) {
             for (Direction d : Direction.values()) {
-                c.before().policies(d).forEach(p -> removeFromIndex(podsListing, p, key));
+                c.before().policies(d).forEach(p -> Multimaps.remove(podsListing, p, key));
             }
         }
         if (c.isRemoval()) {
@@ -213,7 +214,7 @@ public final class NetfilterModel {
         } else {
             pods.put(key, c.after());
             for (Direction d : Direction.values()) {
-                c.after().policies(d).forEach(p -> podsListing.computeIfAbsent(p, k -> new HashSet<>()).add(key));
+                c.after().policies(d).forEach(p -> Multimaps.add(podsListing, p, key));
             }
         }
         markPod(key);
@@ -269,7 +270,7 @@ public final class NetfilterModel {
     }
 
     private void markMember(SetId set, Member m) {
-        membersChanged.computeIfAbsent(set, k -> new HashSet<>()).add(m);
+        Multimaps.add(membersChanged, set, m);
     }
 
     public Dirty takeDirty() {
@@ -504,15 +505,5 @@ public final class NetfilterModel {
     /** Policies held, sorted: for names in comments and status. */
     public Set<PolicyKey> policyKeys() {
         return new TreeSet<>(policies.keySet());
-    }
-
-    private static <K, V> void removeFromIndex(Map<K, Set<V>> index, K key, V value) {
-        Set<V> values = index.get(key);
-        if (values != null) {
-            values.remove(value);
-            if (values.isEmpty()) {
-                index.remove(key);
-            }
-        }
     }
 }

@@ -338,9 +338,6 @@ public final class NftBackend implements Backend {
     }
 
     private void updateGauges() {
-        BackendStatus s = status();
-        metrics.numIptablesRules.set(s.rules());
-        metrics.numIpsets.set(s.sets());
-        metrics.numIpsetEntries.set(s.setEntries());
+        metrics.kernelHolds(status());
     }
 }

@@ -1,16 +1,12 @@
 package io.npmagent.agent.cli;
 
-import io.npmagent.agent.source.manifest.ParsedManifests;
 import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.backend.BackendException;
 import io.npmagent.dataplane.backend.BackendStatus;
 import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.desired.DesiredDelta;
-import io.npmagent.dataplane.model.ClusterState;
-import io.npmagent.dataplane.policy.PolicyCompiler;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -43,19 +39,14 @@ final class ApplyCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        ParsedManifests parsed;
+        ManifestDirOption.Compiled compiled;
         try {
-            parsed = manifests.load();
+            compiled = manifests.compile(node);
         } catch (IOException e) {
             err.println("npm-agent apply: cannot read --manifests " + manifests.dir + ": " + e.getMessage());
             return ExitCodes.USAGE;
         }
-        ClusterState cluster = parsed.toClusterState();
-        PolicyCompiler compiler = new PolicyCompiler(node);
-        cluster.asEvents().forEach(compiler::apply);
-        int problems = parsed.errors().size() + compiler.errors().values().stream().mapToInt(List::size).sum();
-        parsed.errors().forEach(e -> err.println("  " + e));
-        compiler.errors().values().forEach(list -> list.forEach(e -> err.println("  " + e)));
+        compiled.problems().forEach(p -> err.println("  " + p));
 
         Backend backend;
         try {
@@ -65,7 +56,7 @@ final class ApplyCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         try {
-            backend.apply(new Batch(DesiredDelta.of(compiler.snapshot())));
+            backend.apply(new Batch(DesiredDelta.of(compiled.compiler().snapshot())));
         } catch (BackendException e) {
             err.println("npm-agent apply: " + backend.name() + " refused the state: " + e.getMessage());
             return ExitCodes.FAILED;
@@ -73,6 +64,6 @@ final class ApplyCommand implements Callable<Integer> {
         BackendStatus s = backend.status();
         out.printf("npm-agent apply: %s holds %d policies, %d rules, %d sets with %d entries%s%n", s.backend(), s.policies(),
                 s.rules(), s.sets(), s.setEntries(), options.netns == null ? "" : " in network namespace " + options.netns);
-        return problems > 0 ? ExitCodes.INPUT_PROBLEMS : ExitCodes.OK;
+        return compiled.problems().isEmpty() ? ExitCodes.OK : ExitCodes.INPUT_PROBLEMS;
     }
 }

@@ -1,14 +1,9 @@
 package io.npmagent.agent.cli;
 
-import io.npmagent.agent.source.manifest.ParsedManifests;
 import io.npmagent.dataplane.desired.DesiredState;
-import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.ClusterState;
-import io.npmagent.dataplane.model.ValidationError;
-import io.npmagent.dataplane.policy.PolicyCompiler;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -40,21 +35,16 @@ final class CompileCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        ParsedManifests parsed;
+        ManifestDirOption.Compiled compiled;
         try {
-            parsed = manifests.load();
+            compiled = manifests.compile(node);
         } catch (IOException e) {
             err.println("npm-agent compile: cannot read --manifests " + manifests.dir + ": " + e.getMessage());
             return ExitCodes.USAGE;
         }
-        ClusterState cluster = parsed.toClusterState();
-        PolicyCompiler compiler = new PolicyCompiler(node);
-        cluster.asEvents().forEach(compiler::apply);
-        DesiredState desired = compiler.snapshot();
-
-        List<String> problems = new ArrayList<>(parsed.errors());
-        // errors() holds each invalid object's current errors: after a from-scratch compile, all of them.
-        compiler.errors().values().forEach(list -> list.forEach(e -> problems.add(line(e))));
+        ClusterState cluster = compiled.cluster();
+        DesiredState desired = compiled.compiler().snapshot();
+        List<String> problems = compiled.problems();
 
         out.println("# " + manifests.dir + ": " + cluster.namespaces().size() + " namespaces, "
                 + cluster.pods().size() + " pods, " + cluster.policies().size() + " policies");
@@ -69,10 +59,5 @@ final class CompileCommand implements Callable<Integer> {
             return ExitCodes.INPUT_PROBLEMS;
         }
         return ExitCodes.OK;
-    }
-
-    /** ValidationError prints the object's name raw; keep one problem on one line. */
-    private static String line(ValidationError e) {
-        return e.toString().replace("\r", "\\r").replace("\n", "\\n");
     }
 }

@@ -1,0 +1,2 @@
+/** Small helpers the dataplane modules share. */
+package io.npmagent.dataplane.util;
