@@ -64,6 +64,35 @@ public record ClusterState(
         return s;
     }
 
+    /**
+     * The events that turn this state into {@code next}: upserts of namespaces, pods and policies that
+     * are new or changed, then deletes of policies, pods and namespaces that are gone. What a source
+     * that sees whole snapshots (a manifest directory) feeds the compiler, like an informer would.
+     */
+    public List<ClusterEvent> diff(ClusterState next) {
+        List<ClusterEvent> events = new ArrayList<>();
+        next.namespaces.forEach((k, v) -> {
+            if (!v.equals(namespaces.get(k))) {
+                events.add(new ClusterEvent.NamespaceUpserted(v));
+            }
+        });
+        next.pods.forEach((k, v) -> {
+            if (!v.equals(pods.get(k))) {
+                events.add(new ClusterEvent.PodUpserted(v));
+            }
+        });
+        next.policies.forEach((k, v) -> {
+            if (!v.equals(policies.get(k))) {
+                events.add(new ClusterEvent.PolicyUpserted(v));
+            }
+        });
+        policies.keySet().stream().filter(k -> !next.policies.containsKey(k)).forEach(k -> events.add(new ClusterEvent.PolicyDeleted(k)));
+        pods.keySet().stream().filter(k -> !next.pods.containsKey(k)).forEach(k -> events.add(new ClusterEvent.PodDeleted(k)));
+        namespaces.keySet().stream().filter(k -> !next.namespaces.containsKey(k))
+                .forEach(k -> events.add(new ClusterEvent.NamespaceDeleted(k)));
+        return events;
+    }
+
     /** The events that build this state from nothing: namespaces, then pods, then policies. */
     public List<ClusterEvent> asEvents() {
         List<ClusterEvent> events = new ArrayList<>();

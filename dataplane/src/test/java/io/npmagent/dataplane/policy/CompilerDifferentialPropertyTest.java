@@ -102,6 +102,20 @@ class CompilerDifferentialPropertyTest {
         assertThat(outcome).as("%s side on node-1: %s", side.direction(), v.explain()).isEqualTo(expected);
     }
 
+    @Property(tries = 300)
+    void diffingTwoSnapshotsGivesEventsThatTurnOneIntoTheOther(
+            @ForAll("events") List<ClusterEvent> first, @ForAll("events") List<ClusterEvent> second) {
+        ClusterState a = ClusterState.EMPTY.applyAll(first);
+        ClusterState b = ClusterState.EMPTY.applyAll(second);
+        assertThat(a.applyAll(a.diff(b))).isEqualTo(b);
+        assertThat(b.diff(b)).isEmpty();
+
+        PolicyCompiler compiler = new PolicyCompiler(null);
+        a.asEvents().forEach(compiler::apply);
+        a.diff(b).forEach(compiler::apply);
+        assertThat(CanonicalState.of(compiler.snapshot())).isEqualTo(CanonicalState.of(PolicyCompiler.compile(b, null)));
+    }
+
     /** Every address a pod lists, plus a few no pod has. */
     private static Set<IpAddress> addresses(ClusterState cluster) {
         Set<IpAddress> out = new TreeSet<>();

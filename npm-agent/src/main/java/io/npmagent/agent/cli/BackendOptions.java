@@ -23,6 +23,10 @@ final class BackendOptions {
     }
 
     Backend create() {
-        return Backends.create(backend, runner(), new Metrics(new PrometheusRegistry()));
+        return create(new Metrics(new PrometheusRegistry()));
+    }
+
+    Backend create(Metrics metrics) {
+        return Backends.create(backend, runner(), metrics);
     }
 }

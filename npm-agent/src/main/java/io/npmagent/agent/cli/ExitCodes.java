@@ -9,8 +9,10 @@ final class ExitCodes {
     static final int USAGE = 2;
     /** explain: the connection is denied. */
     static final int DENIED = 3;
-    /** apply, uninstall: the kernel refused. */
+    /** apply, uninstall: the kernel refused; sandbox up: the sandbox could not be brought up. */
     static final int FAILED = 4;
+    /** sandbox probe: the sandbox did not apply its manifests in time. */
+    static final int NOT_CONVERGED = 5;
 
     private ExitCodes() {}
 }

@@ -11,7 +11,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Kubernetes node agent enforcing NetworkPolicy.",
-        subcommands = {CompileCommand.class, ExplainCommand.class, ApplyCommand.class, UninstallCommand.class,
+        subcommands = {CompileCommand.class, ExplainCommand.class, ApplyCommand.class, RunCommand.class, SandboxCommand.class,
+            UninstallCommand.class,
             CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -19,7 +20,8 @@ import picocli.CommandLine.Spec;
             "1:the input has problems (compile and apply still do everything else)",
             "2:usage error",
             "3:explain: the connection is denied",
-            "4:apply, uninstall: the kernel refused"
+            "4:apply, uninstall: the kernel refused; sandbox up: it could not be brought up",
+            "5:sandbox probe: the sandbox did not apply its manifests in time"
         })
 public final class Main implements Runnable {
     @Spec

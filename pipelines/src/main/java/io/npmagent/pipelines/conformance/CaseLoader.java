@@ -76,6 +76,7 @@ public final class CaseLoader {
                     number,
                     (String) s.get("description"),
                     policies(maps(s.get("apply")), origin),
+                    manifests(maps(s.get("apply"))),
                     deletions(maps(s.get("delete"))),
                     modelChanges(maps(s.get("model_changes")), origin),
                     probes(maps(expected(s).get("probes"))),
@@ -110,6 +111,13 @@ public final class CaseLoader {
             throw new IllegalArgumentException(origin + ": manifests did not convert: " + parsed.errors());
         }
         return parsed.policies();
+    }
+
+    private static List<String> manifests(List<Map<String, Object>> manifests) {
+        DumperOptions options = new DumperOptions();
+        options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
+        Yaml dumper = new Yaml(options);
+        return manifests.stream().map(dumper::dump).toList();
     }
 
     private static List<PolicyKey> deletions(List<Map<String, Object>> items) {

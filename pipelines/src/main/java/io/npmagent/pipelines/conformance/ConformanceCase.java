@@ -13,10 +13,12 @@ import java.util.Map;
  */
 public record ConformanceCase(String name, List<Step> steps) {
 
+    /** {@code applyManifests} holds each applied policy as YAML text, in the order of {@code apply}. */
     public record Step(
             int number,
             String description,
             List<NetworkPolicy> apply,
+            List<String> applyManifests,
             List<PolicyKey> delete,
             List<ModelChange> modelChanges,
             List<Probe> probes,

@@ -59,17 +59,8 @@ public final class Manifests {
      *                     entry in {@code errors} instead)
      */
     public static ParsedManifests load(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            throw new NotDirectoryException(dir.toString());
-        }
-        List<Path> files;
-        try (Stream<Path> entries = Files.list(dir)) {
-            files = entries.filter(Manifests::isManifest)
-                    .sorted(Comparator.comparing(p -> p.getFileName().toString()))
-                    .collect(Collectors.toList());
-        }
-        Path dirName = dir.toAbsolutePath().normalize().getFileName();
-        String prefix = dirName == null ? "" : dirName + "/";
+        List<Path> files = files(dir);
+        String prefix = prefix(dir);
         ManifestSet set = new ManifestSet();
         for (Path file : files) {
             String origin = prefix + file.getFileName();
@@ -85,6 +76,24 @@ public final class Manifests {
         return set.result();
     }
 
+    /** The manifest files of {@code dir}, in name order. */
+    static List<Path> files(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            throw new NotDirectoryException(dir.toString());
+        }
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.filter(Manifests::isManifest)
+                    .sorted(Comparator.comparing(p -> p.getFileName().toString()))
+                    .collect(Collectors.toList());
+        }
+    }
+
+    /** How messages name a file of {@code dir}: {@code <dir name>/}. */
+    static String prefix(Path dir) {
+        Path dirName = dir.toAbsolutePath().normalize().getFileName();
+        return dirName == null ? "" : dirName + "/";
+    }
+
     private static boolean isManifest(Path p) {
         String name = p.getFileName().toString();
         String lower = name.toLowerCase(Locale.ROOT);
@@ -93,7 +102,7 @@ public final class Manifests {
                 && Files.isRegularFile(p);
     }
 
-    private static String read(Path file) throws IOException {
+    static String read(Path file) throws IOException {
         if (Files.size(file) > MAX_FILE_BYTES) {
             throw new IOException("larger than " + MAX_FILE_BYTES + " bytes");
         }

@@ -1,0 +1,77 @@
+package io.npmagent.agent.cli;
+
+import io.npmagent.agent.run.Agent;
+import io.npmagent.agent.run.ManifestLoop;
+import io.npmagent.agent.source.manifest.ManifestDirectory;
+import io.npmagent.dataplane.backend.Backend;
+import io.npmagent.dataplane.batch.QueueConfig;
+import io.npmagent.dataplane.metrics.Metrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code npm-agent run}: the agent with a manifest directory as its source instead of an API server.
+ * It watches the directory and applies every change through the same path informer events take;
+ * with {@code --state-dir} it reports convergence ({@code status.json}: the generation it has seen and
+ * the one in the kernel) and its metrics ({@code metrics.prom}). Runs until SIGTERM or SIGINT.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "Run the agent against a manifest directory, watching it for changes.")
+final class RunCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--manifests", required = true, paramLabel = "DIR", description = "The manifest directory to watch.")
+    Path manifests;
+
+    @Mixin
+    BackendOptions options;
+
+    @Option(names = "--node", paramLabel = "NAME", description = "Enforce for this node's pods only (default: every pod).")
+    String node;
+
+    @Option(names = "--state-dir", paramLabel = "DIR", description = "Write status.json and metrics.prom here.")
+    Path stateDir;
+
+    @Option(names = "--foreground", description = "NetPolInBackground off: apply each change as its own transaction.")
+    boolean foreground;
+
+    @Option(names = "--poll-ms", defaultValue = "200", paramLabel = "MS", description = "How often to look at the directory (default: ${DEFAULT-VALUE}).")
+    long pollMs;
+
+    @Override
+    public Integer call() throws IOException {
+        if (!Files.isDirectory(manifests)) {
+            spec.commandLine().getErr().println("npm-agent run: --manifests " + manifests + " is not a directory");
+            return ExitCodes.USAGE;
+        }
+        if (stateDir != null) {
+            Files.createDirectories(stateDir);
+        }
+        PrometheusRegistry registry = new PrometheusRegistry();
+        Metrics metrics = new Metrics(registry);
+        Backend backend;
+        try {
+            backend = options.create(metrics);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            spec.commandLine().getErr().println("npm-agent run: " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
+        QueueConfig config = foreground ? QueueConfig.FOREGROUND : QueueConfig.DEFAULTS;
+        Agent agent = new Agent(backend, node, config, registry, metrics, Duration.ofSeconds(10));
+        ManifestLoop loop = new ManifestLoop(new ManifestDirectory(manifests), agent, stateDir, UnaryOperator.identity(), s -> {});
+        loop.stopOnShutdown();
+        loop.run(Duration.ofMillis(pollMs));
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,20 @@
+package io.npmagent.agent.cli;
+
+import io.npmagent.agent.sandbox.SandboxDaemon;
+import java.io.IOException;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/** The sandbox's node daemon, which {@code sandbox up} starts inside the node namespace. Not for people. */
+@Command(name = "node", hidden = true, description = "Run a sandbox's node daemon (started by sandbox up).")
+final class SandboxNodeCommand implements Callable<Integer> {
+    @Mixin
+    SandboxName name;
+
+    @Override
+    public Integer call() throws IOException {
+        SandboxDaemon.run(name.sandbox());
+        return ExitCodes.OK;
+    }
+}

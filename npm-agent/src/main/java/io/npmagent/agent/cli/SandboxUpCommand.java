@@ -1,0 +1,60 @@
+package io.npmagent.agent.cli;
+
+import io.npmagent.agent.run.AgentStatus;
+import io.npmagent.agent.sandbox.Sandbox;
+import io.npmagent.agent.sandbox.SandboxLifecycle;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code sandbox up}: a node network namespace, one per pod of the manifest directory (addresses from
+ * {@code status.podIP}/{@code podIPs}, or assigned), servers on every declared TCP and UDP port, and the
+ * agent running in the node namespace against the directory, which it keeps watching: pods and policies
+ * added or removed there appear and disappear. Returns once the directory is applied.
+ */
+@Command(name = "up", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "Bring up a sandbox node from a manifest directory, and keep it following the directory.")
+final class SandboxUpCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    SandboxName name;
+
+    @Option(names = "--manifests", required = true, paramLabel = "DIR", description = "Namespaces, Pods and NetworkPolicies.")
+    Path manifests;
+
+    @Option(names = "--backend", defaultValue = "auto", paramLabel = "NAME",
+            description = "auto, bpf, iptables, iptables-nft, iptables-legacy or nft (default: ${DEFAULT-VALUE}).")
+    String backend;
+
+    @Option(names = "--wait-seconds", defaultValue = "60", paramLabel = "S", description = "How long to wait for the first apply.")
+    long waitSeconds;
+
+    @Override
+    public Integer call() throws IOException {
+        Sandbox sandbox;
+        try {
+            sandbox = name.sandbox();
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("npm-agent sandbox up: " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
+        try {
+            AgentStatus status = SandboxLifecycle.up(sandbox, manifests, backend, Duration.ofSeconds(waitSeconds));
+            spec.commandLine().getOut().printf("sandbox %s is up: node %s, %d pods, backend %s, %d policies applied%n",
+                    sandbox.name(), sandbox.nodeNetns(), sandbox.pods().size(), status.backend(), status.policies());
+            return ExitCodes.OK;
+        } catch (SandboxLifecycle.UpFailed e) {
+            spec.commandLine().getErr().println("npm-agent sandbox up: " + e.getMessage());
+            return ExitCodes.FAILED;
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.npmagent.agent.run;
+
+import io.npmagent.dataplane.backend.Backend;
+import io.npmagent.dataplane.batch.BatchQueue;
+import io.npmagent.dataplane.batch.FlushScheduler;
+import io.npmagent.dataplane.batch.QueueConfig;
+import io.npmagent.dataplane.batch.RetryPolicy;
+import io.npmagent.dataplane.batch.UnitFailure;
+import io.npmagent.dataplane.desired.DesiredDelta;
+import io.npmagent.dataplane.metrics.Metrics;
+import io.npmagent.dataplane.model.ClusterEvent;
+import io.npmagent.dataplane.model.ClusterState;
+import io.npmagent.dataplane.model.ApiSyntax;
+import io.npmagent.dataplane.policy.PolicyCompiler;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The agent's pipeline, whatever feeds it: cluster snapshots in, compiler, batching queue, backend.
+ * One model thread calls {@link #apply}; the queue's flush thread writes the kernel.
+ *
+ * <p><b>Start.</b> Nothing reaches the kernel before the first whole snapshot. That snapshot is
+ * compiled and sent as one batch, which the backend adopts (it writes only what differs from what an
+ * earlier run left), so a restart neither opens a selected pod nor cuts an allowed flow. Later snapshots
+ * become the events that turn the last one into them, through the same compiler path informer events
+ * take.
+ */
+public final class Agent implements AutoCloseable {
+    private final Backend backend;
+    private final PolicyCompiler compiler;
+    private final BatchQueue queue;
+    private final PrometheusRegistry registry;
+    private ClusterState current;
+
+    public Agent(Backend backend, String nodeName, QueueConfig config, PrometheusRegistry registry, Metrics metrics,
+            Duration reconcilePeriod) {
+        this.backend = backend;
+        this.compiler = new PolicyCompiler(nodeName);
+        this.registry = registry;
+        this.queue = new BatchQueue(backend, config, RetryPolicy.DEFAULTS, InstantSource.system(),
+                FlushScheduler.singleThread("npm-agent-flush"), metrics);
+        queue.reconcileEvery(reconcilePeriod);
+    }
+
+    /** Brings the desired state to {@code next}: the whole of it at first, then what changed. */
+    public void apply(ClusterState next) {
+        if (current == null) {
+            next.asEvents().forEach(compiler::apply);
+            queue.submit(DesiredDelta.of(compiler.snapshot()));
+            queue.flushNow();
+            queue.start();
+        } else {
+            for (ClusterEvent e : current.diff(next)) {
+                queue.submit(compiler.apply(e).delta());
+            }
+        }
+        current = next;
+    }
+
+    /** Whether everything applied so far is in the kernel. */
+    public boolean converged() {
+        return current != null && queue.idle();
+    }
+
+    public String backendName() {
+        return backend.name();
+    }
+
+    public int policies() {
+        return backend.status().policies();
+    }
+
+    /** Parts the kernel refused, with its words; they are being retried. */
+    public List<String> failures() {
+        List<String> out = new ArrayList<>();
+        for (UnitFailure f : queue.failures()) {
+            out.add(ApiSyntax.escapeControls(f.toString()));
+        }
+        return out;
+    }
+
+    /** Problems in the policies (each invalid part failing closed). */
+    public List<String> problems() {
+        List<String> out = new ArrayList<>();
+        compiler.errors().values().forEach(list -> list.forEach(e -> out.add(ApiSyntax.escapeControls(e.toString()))));
+        return out;
+    }
+
+    /** The metrics in Prometheus text format. */
+    public String metricsText() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            PrometheusTextFormatWriter.create().write(out, registry.scrape());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() {
+        queue.close();
+    }
+}

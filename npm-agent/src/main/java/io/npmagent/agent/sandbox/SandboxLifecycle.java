@@ -1,0 +1,169 @@
+package io.npmagent.agent.sandbox;
+
+import io.npmagent.agent.backend.Backends;
+import io.npmagent.agent.run.AgentStatus;
+import io.npmagent.iptables.exec.CommandResult;
+import io.npmagent.iptables.exec.CommandRunner;
+import io.npmagent.iptables.exec.ProcessRunner;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Bringing a sandbox up and down. Up: the node namespace (forwarding on), the state directory, and the
+ * node daemon started detached (its kernel commands run in the node namespace); then it waits until
+ * the daemon has built the pods and applied the directory. Down: whatever exists of it, in any state (the daemon may have
+ * crashed, {@code up} may have failed half-way): the daemon, the pod servers, every namespace of the
+ * sandbox, the state directory.
+ */
+public final class SandboxLifecycle {
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private SandboxLifecycle() {}
+
+    /** A reason {@code up} cannot go ahead, for the user. */
+    public static final class UpFailed extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UpFailed(String message) {
+            super(message);
+        }
+    }
+
+    public static AgentStatus up(Sandbox sandbox, Path manifests, String backend, Duration wait) throws IOException, UpFailed {
+        CommandRunner host = ProcessRunner.host();
+        if (!Files.isDirectory(manifests)) {
+            throw new UpFailed("--manifests " + manifests + " is not a directory");
+        }
+        String resolved = resolve(backend, host);
+        for (String tool : List.of("ip", "python3", "setsid")) {
+            if (!host.available(tool)) {
+                throw new UpFailed(tool + " is not installed (pipelines/test installs what the sandbox needs)");
+            }
+        }
+        if (sandbox.exists() || !sandbox.namespaces().isEmpty()) {
+            if (daemonAlive(sandbox)) {
+                throw new UpFailed("sandbox " + sandbox.name() + " is up already (npm-agent sandbox down --name " + sandbox.name() + ")");
+            }
+            down(sandbox); // what a crash left behind
+        }
+        Files.createDirectories(sandbox.dir());
+        String node = sandbox.nodeNetns();
+        try {
+            must(host, "ip", "netns", "add", node);
+            must(host, "ip", "-n", node, "link", "set", "lo", "up");
+            must(host, "ip", "netns", "exec", node, "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1",
+                    "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0");
+            Path absolute = manifests.toAbsolutePath().normalize();
+            sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, 0, Instant.now().toString()));
+            sandbox.script("podserver.py");
+            sandbox.script("prober.py");
+            long pid = startDaemon(sandbox);
+            sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, pid, Instant.now().toString()));
+            return Convergence.await(sandbox, wait);
+        } catch (Convergence.NotConverged e) {
+            throw new UpFailed(e.getMessage() + tail(sandbox.dir().resolve("agent.log")));
+        } catch (IllegalStateException e) {
+            down(sandbox);
+            throw new UpFailed(e.getMessage());
+        }
+    }
+
+    private static String resolve(String backend, CommandRunner host) throws UpFailed {
+        String name = backend.equals("auto") ? "iptables" : backend;
+        if (name.equals("bpf")) {
+            throw new UpFailed("the eBPF backend is not built yet (issue #5); use iptables, iptables-nft, iptables-legacy or nft");
+        }
+        if (!Backends.NAMES.contains(name)) {
+            throw new UpFailed("unknown backend \"" + backend + "\" (auto, bpf, " + String.join(", ", Backends.NAMES) + ")");
+        }
+        if (!Backends.available(name, host)) {
+            throw new UpFailed("the tools backend " + name + " needs are not installed (pipelines/test installs them)");
+        }
+        return name;
+    }
+
+    private static long startDaemon(Sandbox sandbox) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        // On the host, not under "ip netns exec": that gives a private mount namespace, where the pod
+        // namespaces the daemon creates would be invisible to everyone else. Its kernel commands run in
+        // the node namespace instead.
+        List<String> argv = new ArrayList<>(List.of("setsid", java,
+                "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "sandbox", "node", "--name", sandbox.name()));
+        ProcessBuilder pb = new ProcessBuilder(argv)
+                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(sandbox.dir().resolve("agent.log").toFile()))
+                .redirectErrorStream(true);
+        pb.environment().put("NPM_AGENT_SANDBOXES", sandbox.dir().getParent().toString());
+        return pb.start().pid();
+    }
+
+    /** Removes everything of the sandbox that exists; returns what it removed, for the user. */
+    public static List<String> down(Sandbox sandbox) throws IOException {
+        List<String> removed = new ArrayList<>();
+        String dir = sandbox.dir().toString();
+        // Every process started for this sandbox names its state directory (daemon, pod servers, probers).
+        List<ProcessHandle> ours = ProcessHandle.allProcesses()
+                .filter(h -> h.pid() != ProcessHandle.current().pid())
+                .filter(h -> h.info().commandLine().map(c -> c.endsWith("sandbox node --name " + sandbox.name())
+                        || c.contains(dir + "/")).orElse(false))
+                .toList();
+        ours.forEach(ProcessHandle::destroy);
+        for (ProcessHandle h : ours) {
+            h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> {
+                h.destroyForcibly();
+                return h;
+            }).join();
+        }
+        if (!ours.isEmpty()) {
+            removed.add(ours.size() + " processes");
+        }
+        for (String ns : sandbox.namespaces()) {
+            CommandResult r = ProcessRunner.host().run(List.of("ip", "netns", "del", ns), "", TIMEOUT);
+            if (r.ok()) {
+                removed.add("network namespace " + ns);
+            }
+        }
+        if (Files.exists(sandbox.dir())) {
+            try (Stream<Path> files = Files.walk(sandbox.dir())) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+            removed.add("state directory " + sandbox.dir());
+        }
+        return removed;
+    }
+
+    public static boolean daemonAlive(Sandbox sandbox) {
+        try {
+            long pid = sandbox.spec().daemonPid();
+            return pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return "\n--- last lines of " + log + " ---\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static void must(CommandRunner host, String... argv) {
+        CommandResult r = host.run(List.of(argv), "", TIMEOUT);
+        if (!r.ok()) {
+            throw new IllegalStateException(String.join(" ", argv) + ": " + r.errorSummary());
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package io.npmagent.pipelines.conformance;
+
+import io.npmagent.agent.backend.Backends;
+import io.npmagent.iptables.exec.ProcessRunner;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code pipelines/conformance}: every case under {@code pipelines/conformance/cases}, through a sandbox
+ * per case, on every backend installed, with real packets; a pass/fail table and the closing line
+ * {@code N passed, M failed}. Backends run side by side, each in sandboxes of its own.
+ */
+@Command(name = "conformance", mixinStandardHelpOptions = true,
+        description = "Run the NetworkPolicy conformance cases with real packets on every installed backend.")
+public final class ConformanceMain implements Callable<Integer> {
+    private static final List<String> BACKENDS = List.of("iptables-nft", "iptables-legacy", "nft");
+
+    @Option(names = "--dir", defaultValue = "pipelines/conformance", paramLabel = "DIR",
+            description = "Where model.yaml and cases/ are (default: ${DEFAULT-VALUE}).")
+    Path dir;
+
+    @Option(names = "--backend", paramLabel = "NAME", description = "Only these backends (default: every one installed).")
+    List<String> backends;
+
+    @Option(names = "--case", paramLabel = "TEXT", description = "Only cases whose name contains TEXT.")
+    String only;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new ConformanceMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintStream out = System.out;
+        ConformanceModel model = CaseLoader.loadModel(dir.resolve("model.yaml"));
+        List<ConformanceCase> cases = new ArrayList<>();
+        for (ConformanceCase c : CaseLoader.loadCases(dir.resolve("cases"))) {
+            if (only == null || c.name().contains(only)) {
+                cases.add(c);
+            }
+        }
+        List<String> chosen = new ArrayList<>();
+        for (String b : backends != null ? backends : BACKENDS) {
+            if (Backends.available(b, ProcessRunner.host())) {
+                chosen.add(b);
+            } else {
+                out.println("# " + b + ": tools not installed, not run");
+                if (backends != null) {
+                    return 2;
+                }
+            }
+        }
+        out.printf("# %d cases on %s%n", cases.size(), String.join(", ", chosen));
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, chosen.size()));
+        Map<String, Future<List<CaseResult>>> runs = new TreeMap<>();
+        for (String backend : chosen) {
+            runs.put(backend, pool.submit(() -> {
+                List<CaseResult> results = new ArrayList<>();
+                for (ConformanceCase c : cases) {
+                    CaseResult r = SandboxCaseRun.run(model, c, backend);
+                    synchronized (out) {
+                        out.printf(Locale.ROOT, "# %-16s %-58s %s (%.1f s)%n", backend, c.name(), r.passed() ? "pass" : "FAIL", r.seconds());
+                    }
+                    results.add(r);
+                }
+                return results;
+            }));
+        }
+        Map<String, List<CaseResult>> byBackend = new TreeMap<>();
+        for (Map.Entry<String, Future<List<CaseResult>>> e : runs.entrySet()) {
+            byBackend.put(e.getKey(), e.getValue().get());
+        }
+        pool.shutdown();
+        out.println();
+        out.print(table(cases, byBackend));
+        int passed = 0;
+        int failed = 0;
+        long skipped = 0;
+        for (List<CaseResult> rs : byBackend.values()) {
+            for (CaseResult r : rs) {
+                if (r.passed()) {
+                    passed++;
+                } else {
+                    failed++;
+                    out.println();
+                    out.println("FAIL " + r.backend() + " " + r.name() + ":");
+                    r.wrong().stream().limit(20).forEach(w -> out.println("  " + w));
+                    if (r.wrong().size() > 20) {
+                        out.println("  ... and " + (r.wrong().size() - 20) + " more");
+                    }
+                }
+                skipped += r.skipped();
+            }
+        }
+        out.println();
+        if (skipped > 0) {
+            out.println(skipped + " SCTP probes skipped (this kernel has no SCTP sockets): neither passed nor failed");
+        }
+        out.println(passed + " passed, " + failed + " failed");
+        return failed == 0 && passed > 0 ? 0 : 1;
+    }
+
+    static String table(List<ConformanceCase> cases, Map<String, List<CaseResult>> byBackend) {
+        StringBuilder sb = new StringBuilder(String.format("%-58s", "case"));
+        byBackend.keySet().forEach(b -> sb.append(String.format(" %-16s", b)));
+        sb.append('\n');
+        for (int i = 0; i < cases.size(); i++) {
+            sb.append(String.format("%-58s", cases.get(i).name()));
+            for (List<CaseResult> rs : byBackend.values()) {
+                CaseResult r = rs.get(i);
+                String cell = r.passed() ? "pass" : "FAIL(" + r.wrong().size() + ")";
+                sb.append(String.format(" %-16s", cell + (r.skipped() > 0 ? " +" + r.skipped() + " skip" : "")));
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** One case on one backend: whether every checked probe matched, what did not, and SCTP probes skipped. */
+    record CaseResult(String name, String backend, List<String> wrong, long checked, long skipped, double seconds) {
+        boolean passed() {
+            return wrong.isEmpty() && checked > 0;
+        }
+    }
+}

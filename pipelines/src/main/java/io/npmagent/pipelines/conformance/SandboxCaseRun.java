@@ -1,0 +1,202 @@
+package io.npmagent.pipelines.conformance;
+
+import com.google.gson.Gson;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import io.npmagent.agent.cli.Main;
+import io.npmagent.dataplane.model.ContainerPort;
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.dataplane.model.Namespace;
+import io.npmagent.dataplane.model.Pod;
+import io.npmagent.dataplane.model.PodKey;
+import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.dataplane.model.Protocol;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.Yaml;
+import picocli.CommandLine;
+
+/**
+ * One conformance case on one backend, driven only through the sandbox's contract, as any other tool
+ * would drive it: the model and each step written as manifests into a directory, {@code sandbox up},
+ * and after each step {@code sandbox probe --output json}, compared with the case's expectations on
+ * every ordered pair of distinct pods and every listed port and protocol. SCTP probes are counted as
+ * skipped: this kernel has no SCTP sockets to serve or probe them.
+ */
+final class SandboxCaseRun {
+    private static final Gson GSON = new Gson();
+
+    private SandboxCaseRun() {}
+
+    static ConformanceMain.CaseResult run(ConformanceModel model, ConformanceCase c, String backend) throws IOException {
+        long start = System.nanoTime();
+        String sandbox = "conf-" + backend.replace("iptables-", "ipt-");
+        Path dir = Files.createTempDirectory("npm-conformance-");
+        List<String> wrong = new ArrayList<>();
+        long checked = 0;
+        long skipped = 0;
+        Map<String, Namespace> namespaces = new LinkedHashMap<>();
+        model.namespaces().forEach(n -> namespaces.put(n.name(), n));
+        Map<PodKey, Pod> pods = new LinkedHashMap<>();
+        model.pods().forEach(p -> pods.put(p.key(), p));
+        try {
+            writeNamespaces(dir, namespaces.values());
+            pods.values().forEach(p -> writePod(dir, p));
+            Cli up = cli("sandbox", "up", "--name", sandbox, "--manifests", dir.toString(), "--backend", backend);
+            if (up.code() != 0) {
+                return new ConformanceMain.CaseResult(c.name(), backend, List.of("sandbox up failed: " + up.err().strip()), 0, 0, seconds(start));
+            }
+            for (ConformanceCase.Step step : c.steps()) {
+                for (int i = 0; i < step.apply().size(); i++) {
+                    PolicyKey key = step.apply().get(i).key();
+                    Files.writeString(policyFile(dir, key), step.applyManifests().get(i), StandardCharsets.UTF_8);
+                }
+                for (PolicyKey key : step.delete()) {
+                    Files.deleteIfExists(policyFile(dir, key));
+                }
+                for (ConformanceCase.ModelChange change : step.modelChanges()) {
+                    if (change.op().equals("add_pod_labels")) {
+                        Pod pod = pods.get(PodKey.parse(change.target()));
+                        Map<String, String> labels = new HashMap<>(pod.labels());
+                        labels.putAll(change.labels());
+                        Pod changed = pod.toBuilder().labels(labels).build();
+                        pods.put(changed.key(), changed);
+                        writePod(dir, changed);
+                    } else {
+                        Namespace ns = namespaces.get(change.target());
+                        Map<String, String> labels = new HashMap<>(ns.labels());
+                        labels.putAll(change.labels());
+                        namespaces.put(ns.name(), new Namespace(ns.name(), labels));
+                        writeNamespaces(dir, namespaces.values());
+                    }
+                }
+                Cli probe = cli("sandbox", "probe", "--name", sandbox, "--output", "json");
+                if (probe.code() != 0) {
+                    wrong.add("step " + step.number() + ": sandbox probe failed: " + probe.err().strip());
+                    break;
+                }
+                Map<String, JsonObject> results = new HashMap<>();
+                for (JsonElement e : GSON.fromJson(probe.out(), JsonObject.class).getAsJsonArray("results")) {
+                    JsonObject r = e.getAsJsonObject();
+                    if (r.get("family").getAsString().equals("IPv4")) {
+                        results.put(key(r.get("from").getAsString(), r.get("to").getAsString(), r.get("port").getAsInt(),
+                                r.get("protocol").getAsString()), r);
+                    }
+                }
+                for (ConformanceCase.Probe p : step.probes()) {
+                    for (Pod from : pods.values()) {
+                        for (Pod to : pods.values()) {
+                            if (from.key().equals(to.key())) {
+                                continue;
+                            }
+                            if (p.protocol() == Protocol.SCTP) {
+                                skipped++;
+                                continue;
+                            }
+                            checked++;
+                            boolean expected = step.expected(from.key(), to.key(), p);
+                            JsonObject r = results.get(key(from.key().toString(), to.key().toString(), p.port(), p.protocol().name()));
+                            String where = "step " + step.number() + " " + from.key() + " -> " + to.key() + " " + p.protocol() + "/" + p.port();
+                            if (r == null) {
+                                wrong.add(where + ": not probed");
+                            } else if (r.has("error")) {
+                                wrong.add(where + ": " + r.get("error").getAsString());
+                            } else if (r.get("allowed").getAsBoolean() != expected) {
+                                wrong.add(where + ": expected " + (expected ? "allow" : "deny") + ", packets were "
+                                        + (expected ? "denied" : "allowed"));
+                            }
+                        }
+                    }
+                }
+            }
+        } finally {
+            cli("sandbox", "down", "--name", sandbox);
+            try (Stream<Path> files = Files.walk(dir)) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+        return new ConformanceMain.CaseResult(c.name(), backend, wrong, checked, skipped, seconds(start));
+    }
+
+    private static String key(String from, String to, int port, String protocol) {
+        return from + " " + to + " " + protocol + "/" + port;
+    }
+
+    private static Path policyFile(Path dir, PolicyKey key) {
+        return dir.resolve("np-" + key.namespace() + "-" + key.name() + ".yaml");
+    }
+
+    private static void writeNamespaces(Path dir, Iterable<Namespace> namespaces) {
+        StringBuilder sb = new StringBuilder();
+        for (Namespace ns : namespaces) {
+            sb.append("---\n").append(yaml(Map.of("apiVersion", "v1", "kind", "Namespace",
+                    "metadata", Map.of("name", ns.name(), "labels", ns.labels()))));
+        }
+        write(dir.resolve("namespaces.yaml"), sb.toString());
+    }
+
+    private static void writePod(Path dir, Pod pod) {
+        List<Map<String, Object>> ports = new ArrayList<>();
+        for (ContainerPort p : pod.ports()) {
+            ports.add(Map.of("name", p.name(), "containerPort", p.port(), "protocol", p.protocol().name()));
+        }
+        List<Map<String, Object>> ips = new ArrayList<>();
+        for (IpAddress ip : pod.ips()) {
+            ips.add(Map.of("ip", ip.toString()));
+        }
+        Map<String, Object> manifest = new LinkedHashMap<>();
+        manifest.put("apiVersion", "v1");
+        manifest.put("kind", "Pod");
+        manifest.put("metadata", Map.of("namespace", pod.namespace(), "name", pod.name(), "labels", pod.labels()));
+        manifest.put("spec", Map.of("containers", List.of(Map.of("name", "serve", "image", "agnhost", "ports", ports))));
+        manifest.put("status", Map.of("phase", "Running", "podIP", pod.ips().get(0).toString(), "podIPs", ips));
+        write(dir.resolve("pod-" + pod.namespace() + "-" + pod.name().toLowerCase(Locale.ROOT) + ".yaml"), yaml(manifest));
+    }
+
+    private static String yaml(Object o) {
+        DumperOptions options = new DumperOptions();
+        options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
+        return new Yaml(options).dump(o);
+    }
+
+    private static void write(Path file, String text) {
+        try {
+            Files.writeString(file, text, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private record Cli(int code, String out, String err) {}
+
+    /** The CLI in this process, exactly as a user's shell would run it. */
+    private static Cli cli(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = Main.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        int code = cli.execute(args);
+        return new Cli(code, out.toString(), err.toString());
+    }
+
+    private static double seconds(long start) {
+        return (System.nanoTime() - start) / 1e9;
+    }
+}
