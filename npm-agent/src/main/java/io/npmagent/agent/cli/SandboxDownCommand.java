@@ -22,13 +22,7 @@ final class SandboxDownCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Sandbox sandbox;
-        try {
-            sandbox = name.sandbox();
-        } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println("npm-agent sandbox down: " + e.getMessage());
-            return ExitCodes.USAGE;
-        }
+        Sandbox sandbox = name.sandbox();
         List<String> removed = SandboxLifecycle.down(sandbox);
         spec.commandLine().getOut().println(removed.isEmpty()
                 ? "sandbox " + sandbox.name() + ": nothing to remove"

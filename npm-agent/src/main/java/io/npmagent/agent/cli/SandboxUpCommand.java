@@ -40,13 +40,7 @@ final class SandboxUpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Sandbox sandbox;
-        try {
-            sandbox = name.sandbox();
-        } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println("npm-agent sandbox up: " + e.getMessage());
-            return ExitCodes.USAGE;
-        }
+        Sandbox sandbox = name.sandbox();
         try {
             AgentStatus status = SandboxLifecycle.up(sandbox, manifests, backend, Duration.ofSeconds(waitSeconds));
             spec.commandLine().getOut().printf("sandbox %s is up: node %s, %d pods, backend %s, %d policies applied%n",

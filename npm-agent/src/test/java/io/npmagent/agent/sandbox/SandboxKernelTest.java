@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.gson.Gson;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import io.npmagent.agent.cli.CliRunner;
+import io.npmagent.agent.cli.CliRun;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
 import io.npmagent.dataplane.eval.Endpoint;
 import io.npmagent.dataplane.eval.ReferenceEvaluator;
@@ -45,7 +45,7 @@ class SandboxKernelTest {
 
     @AfterEach
     void down() {
-        names.forEach(n -> CliRunner.run("sandbox", "down", "--name", n));
+        names.forEach(n -> CliRun.of("sandbox", "down", "--name", n));
     }
 
     private String name(String base) {
@@ -65,8 +65,8 @@ class SandboxKernelTest {
     }
 
     private JsonObject probe(String sandbox) {
-        CliRunner.Result r = CliRunner.run("sandbox", "probe", "--name", sandbox, "--output", "json");
-        assertThat(r.code()).as(r.err()).isZero();
+        CliRun r = CliRun.of("sandbox", "probe", "--name", sandbox, "--output", "json");
+        assertThat(r.exitCode()).as(r.err()).isZero();
         return GSON.fromJson(r.out(), JsonObject.class);
     }
 
@@ -75,8 +75,8 @@ class SandboxKernelTest {
         write("a.yaml", pod("a", "a", "{ip: 10.70.0.1}, {ip: 'fd70::1'}", "{containerPort: 80}, {containerPort: 53, protocol: UDP}"));
         write("b.yaml", pod("b", "b", "", "{containerPort: 80}, {name: sctp, containerPort: 9, protocol: SCTP}"));
         String s = name("kt");
-        CliRunner.Result up = CliRunner.run("sandbox", "up", "--name", s, "--manifests", dir.toString(), "--backend", "nft");
-        assertThat(up.code()).as(up.err()).isZero();
+        CliRun up = CliRun.of("sandbox", "up", "--name", s, "--manifests", dir.toString(), "--backend", "nft");
+        assertThat(up.exitCode()).as(up.err()).isZero();
         assertThat(up.out()).contains("2 pods");
 
         JsonObject open = probe(s);
@@ -110,8 +110,8 @@ class SandboxKernelTest {
                 + "metadata: {name: deny, namespace: x}\nspec: {podSelector: {}}\n");
         String one = name("ka");
         String two = name("kb");
-        assertThat(CliRunner.run("sandbox", "up", "--name", one, "--manifests", dir.toString(), "--backend", "iptables-nft").code()).isZero();
-        assertThat(CliRunner.run("sandbox", "up", "--name", two, "--manifests", other.toString(), "--backend", "nft").code()).isZero();
+        assertThat(CliRun.of("sandbox", "up", "--name", one, "--manifests", dir.toString(), "--backend", "iptables-nft").exitCode()).isZero();
+        assertThat(CliRun.of("sandbox", "up", "--name", two, "--manifests", other.toString(), "--backend", "nft").exitCode()).isZero();
 
         assertThat(allowed(probe(one), "x/a", "x/b", 80, "TCP", "IPv4")).as("same addresses, own node").isTrue();
         assertThat(allowed(probe(two), "x/a", "x/b", 80, "TCP", "IPv4")).isFalse();
@@ -119,8 +119,8 @@ class SandboxKernelTest {
         Sandbox.Spec spec = Sandbox.named(two).spec();
         ProcessHandle.of(spec.daemonPid()).ifPresent(ProcessHandle::destroyForcibly);
         Thread.sleep(300);
-        CliRunner.Result down = CliRunner.run("sandbox", "down", "--name", two);
-        assertThat(down.code()).isZero();
+        CliRun down = CliRun.of("sandbox", "down", "--name", two);
+        assertThat(down.exitCode()).isZero();
         assertThat(Sandbox.named(two).namespaces()).isEmpty();
         assertThat(Files.exists(Sandbox.named(two).dir())).isFalse();
         assertThat(ProcessHandle.allProcesses().filter(h -> h.info().commandLine().orElse("").contains("/" + two + "/")))
@@ -130,16 +130,16 @@ class SandboxKernelTest {
 
     @Test
     void probeNamesWhatIsMissingAndExecReturnsTheCommandsExitCode() throws IOException {
-        CliRunner.Result none = CliRunner.run("sandbox", "probe", "--name", "no-such-sandbox");
-        assertThat(none.code()).isNotZero();
+        CliRun none = CliRun.of("sandbox", "probe", "--name", "no-such-sandbox");
+        assertThat(none.exitCode()).isNotZero();
         assertThat(none.err()).contains("there is no sandbox named no-such-sandbox");
 
         write("a.yaml", pod("a", "a", "{ip: 10.70.0.1}", "{containerPort: 80}"));
         String s = name("ke");
-        assertThat(CliRunner.run("sandbox", "up", "--name", s, "--manifests", dir.toString(), "--backend", "nft").code()).isZero();
-        assertThat(CliRunner.run("sandbox", "exec", "--name", s, "x/a", "--", "sh", "-c", "ip -br addr show eth0 | grep -q 10.70.0.1 && exit 7").code())
+        assertThat(CliRun.of("sandbox", "up", "--name", s, "--manifests", dir.toString(), "--backend", "nft").exitCode()).isZero();
+        assertThat(CliRun.of("sandbox", "exec", "--name", s, "x/a", "--", "sh", "-c", "ip -br addr show eth0 | grep -q 10.70.0.1 && exit 7").exitCode())
                 .isEqualTo(7);
-        assertThat(CliRunner.run("sandbox", "exec", "--name", s, "x/nope", "--", "true").err()).contains("has no pod x/nope");
+        assertThat(CliRun.of("sandbox", "exec", "--name", s, "x/nope", "--", "true").err()).contains("has no pod x/nope");
     }
 
     /** Every probe result agrees with the reference evaluator on the cluster the sandbox built. */

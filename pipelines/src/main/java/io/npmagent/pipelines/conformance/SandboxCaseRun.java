@@ -3,7 +3,7 @@ package io.npmagent.pipelines.conformance;
 import com.google.gson.Gson;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import io.npmagent.agent.cli.Main;
+import io.npmagent.agent.cli.CliRun;
 import io.npmagent.dataplane.model.ContainerPort;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.Namespace;
@@ -12,8 +12,6 @@ import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.Protocol;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,7 +26,6 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.Yaml;
-import picocli.CommandLine;
 
 /**
  * One conformance case on one backend, driven only through the sandbox's contract, as any other tool
@@ -56,8 +53,8 @@ final class SandboxCaseRun {
         try {
             writeNamespaces(dir, namespaces.values());
             pods.values().forEach(p -> writePod(dir, p));
-            Cli up = cli("sandbox", "up", "--name", sandbox, "--manifests", dir.toString(), "--backend", backend);
-            if (up.code() != 0) {
+            CliRun up = CliRun.of("sandbox", "up", "--name", sandbox, "--manifests", dir.toString(), "--backend", backend);
+            if (up.exitCode() != 0) {
                 return new ConformanceMain.CaseResult(c.name(), backend, List.of("sandbox up failed: " + up.err().strip()), 0, 0, seconds(start));
             }
             for (ConformanceCase.Step step : c.steps()) {
@@ -84,8 +81,8 @@ final class SandboxCaseRun {
                         writeNamespaces(dir, namespaces.values());
                     }
                 }
-                Cli probe = cli("sandbox", "probe", "--name", sandbox, "--output", "json");
-                if (probe.code() != 0) {
+                CliRun probe = CliRun.of("sandbox", "probe", "--name", sandbox, "--output", "json");
+                if (probe.exitCode() != 0) {
                     wrong.add("step " + step.number() + ": sandbox probe failed: " + probe.err().strip());
                     break;
                 }
@@ -124,7 +121,7 @@ final class SandboxCaseRun {
                 }
             }
         } finally {
-            cli("sandbox", "down", "--name", sandbox);
+            CliRun.of("sandbox", "down", "--name", sandbox);
             try (Stream<Path> files = Files.walk(dir)) {
                 for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
                     Files.deleteIfExists(p);
@@ -181,19 +178,6 @@ final class SandboxCaseRun {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private record Cli(int code, String out, String err) {}
-
-    /** The CLI in this process, exactly as a user's shell would run it. */
-    private static Cli cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = Main.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int code = cli.execute(args);
-        return new Cli(code, out.toString(), err.toString());
     }
 
     private static double seconds(long start) {

@@ -4,19 +4,19 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import picocli.CommandLine;
 
-/** Runs the CLI in this process, for tests in other packages: what a shell would get. */
-public final class CliRunner {
-    private CliRunner() {}
+/**
+ * One run of the CLI inside this process, with what it printed: what a shell would get, without a new
+ * JVM. The conformance pipeline drives the sandbox through it, and tests the commands.
+ */
+public record CliRun(int exitCode, String out, String err) {
 
-    public record Result(int code, String out, String err) {}
-
-    public static Result run(String... args) {
+    public static CliRun of(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CommandLine cli = Main.commandLine();
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         int code = cli.execute(args);
-        return new Result(code, out.toString(), err.toString());
+        return new CliRun(code, out.toString(), err.toString());
     }
 }
