@@ -1,0 +1,29 @@
+/* Local pods, by the host-side interface their traffic crosses: which endpoint the interface
+ * belongs to and which directions its policies isolate (a direction no policy isolates is allowed
+ * whole, the "allow-all entry" of that direction). */
+#ifndef NPM_ENDPOINT_H
+#define NPM_ENDPOINT_H
+
+#include "common.h"
+
+struct npm_endpoint_key {
+    __u32 ifindex;
+    __u8 version;
+    __u8 pad[3];
+};
+
+struct npm_endpoint {
+    __u32 id;
+    __u8 isolated[2]; /* by direction: NPM_INGRESS, NPM_EGRESS */
+    __u8 pad[2];
+};
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 4096);
+    __type(key, struct npm_endpoint_key);
+    __type(value, struct npm_endpoint);
+    __uint(pinning, LIBBPF_PIN_BY_NAME);
+} npm_endpoints SEC(".maps");
+
+#endif
