@@ -156,7 +156,7 @@ final class PodPlumbing {
             return;
         }
         ProcessHandle.of(pid).ifPresent(h -> {
-            String cmd = h.info().commandLine().orElse("");
+            String cmd = SandboxLifecycle.commandLine(pid).orElse("");
             if (cmd.contains(marker)) {
                 h.descendants().forEach(ProcessHandle::destroyForcibly);
                 h.destroyForcibly();

@@ -6,6 +6,7 @@ import io.npmagent.iptables.exec.CommandResult;
 import io.npmagent.iptables.exec.CommandRunner;
 import io.npmagent.iptables.exec.ProcessRunner;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -112,7 +114,7 @@ public final class SandboxLifecycle {
         // Every process started for this sandbox names its state directory (daemon, pod servers, probers).
         List<ProcessHandle> ours = ProcessHandle.allProcesses()
                 .filter(h -> h.pid() != ProcessHandle.current().pid())
-                .filter(h -> h.info().commandLine().map(c -> c.endsWith("sandbox node --name " + sandbox.name())
+                .filter(h -> commandLine(h.pid()).map(c -> c.endsWith("sandbox node --name " + sandbox.name())
                         || c.contains(dir + "/")).orElse(false))
                 .toList();
         ours.forEach(ProcessHandle::destroy);
@@ -140,6 +142,20 @@ public final class SandboxLifecycle {
             removed.add("state directory " + sandbox.dir());
         }
         return removed;
+    }
+
+    /**
+     * The whole command line from /proc. Not {@code ProcessHandle.info().commandLine()}: the JDK gives up on
+     * command lines longer than a page, and a daemon started with a long class path has one; missing it
+     * here left daemons running after {@code down}.
+     */
+    static Optional<String> commandLine(long pid) {
+        try {
+            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+            return Optional.of(new String(raw, StandardCharsets.UTF_8).replace('\0', ' ').strip());
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
     }
 
     public static boolean daemonAlive(Sandbox sandbox) {

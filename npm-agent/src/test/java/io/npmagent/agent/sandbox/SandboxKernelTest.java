@@ -123,9 +123,14 @@ class SandboxKernelTest {
         assertThat(down.exitCode()).isZero();
         assertThat(Sandbox.named(two).namespaces()).isEmpty();
         assertThat(Files.exists(Sandbox.named(two).dir())).isFalse();
-        assertThat(ProcessHandle.allProcesses().filter(h -> h.info().commandLine().orElse("").contains("/" + two + "/")))
+        assertThat(ProcessHandle.allProcesses().filter(h -> SandboxLifecycle.commandLine(h.pid()).orElse("").contains("/" + two + "/")))
                 .as("no server of the crashed sandbox left").isEmpty();
         assertThat(allowed(probe(one), "x/a", "x/b", 80, "TCP", "IPv4")).as("the other sandbox untouched").isTrue();
+
+        long daemon = Sandbox.named(one).spec().daemonPid();
+        assertThat(CliRun.of("sandbox", "down", "--name", one).exitCode()).isZero();
+        assertThat(ProcessHandle.of(daemon).map(ProcessHandle::isAlive).orElse(false))
+                .as("down stops a live daemon, however long its command line").isFalse();
     }
 
     @Test
