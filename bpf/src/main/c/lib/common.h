@@ -17,13 +17,25 @@
 #define NPM_INGRESS 0 /* into the pod: judged at the host-side interface's egress */
 #define NPM_EGRESS 1  /* out of the pod: judged at the host-side interface's ingress */
 
+/* A packet the programs let through goes on to the next filter on the hook (a CNI's, the bandwidth
+ * program's): TC_ACT_OK would end classification there, since ours is first and direct-action. With
+ * no filter after ours, the kernel treats it as OK. */
+#define NPM_PASS TC_ACT_UNSPEC
+
 #define NPM_FAMILY_V4 4
 #define NPM_FAMILY_V6 6
 
-/* Peer identities the agent does not allocate: an address no ipcache entry covers, and the
- * wildcard a rule without peers is keyed by. Allocated identities start at 256. */
+/* Peer identities the agent does not allocate: an address no ipcache entry covers; the node's own
+ * addresses, always admitted (as the netfilter backends, which judge forwarded traffic only, leave
+ * kubelet probes and node-local services alone); and the wildcard a rule without peers is keyed by.
+ * Allocated identities start at 256. */
 #define NPM_IDENTITY_WORLD 0
+#define NPM_IDENTITY_HOST 1
 #define NPM_IDENTITY_ANY 0xffffffff
+
+#ifndef IPPROTO_ICMPV6
+#define IPPROTO_ICMPV6 58
+#endif
 
 #ifndef IPPROTO_SCTP
 #define IPPROTO_SCTP 132
@@ -38,51 +50,108 @@ struct npm_packet {
     __be16 dport;
     __u8 saddr[16];
     __u8 daddr[16];
+    __u8 kind; /* NPM_PLAIN, or what kind of ICMP message it is */
 };
+
+#define NPM_PLAIN 0
+/* An ICMP error (unreachable, time exceeded, parameter problem, packet too big): the packet it is
+ * about, whose header it carries, is parsed into the second npm_packet. Related to an allowed flow,
+ * it passes, as conntrack's RELATED does in the netfilter backends (path MTU discovery needs it). */
+#define NPM_ICMP_ERROR 1
+/* IPv6 neighbour discovery and multicast listener messages: the link's own plumbing, never policy. */
+#define NPM_LINK_CONTROL 2
 
 struct sctp_ports {
     __be16 source;
     __be16 dest;
 };
 
-/* Parses the packet; returns 0 for IPv4 and IPv6 it understands, -1 for anything else (which passes). */
-static __always_inline int npm_parse(struct __sk_buff *skb, struct npm_packet *p)
+/* Ports of TCP, UDP and SCTP at data + off (they start all three the same way). */
+static __always_inline void npm_parse_ports(void *data, void *end, __u32 off, struct npm_packet *p)
+{
+    if (p->protocol != IPPROTO_TCP && p->protocol != IPPROTO_UDP && p->protocol != IPPROTO_SCTP)
+        return;
+    struct sctp_ports *ports = data + off;
+    if ((void *)(ports + 1) > end)
+        return;
+    p->sport = ports->source;
+    p->dport = ports->dest;
+}
+
+/* The IP header at data + off into p (addresses, protocol); returns the offset of its payload, or 0
+ * when there is none to read (truncated, or a later IPv4 fragment, which carries no ports). */
+static __always_inline __u32 npm_parse_ip(void *data, void *end, __u32 off, __u8 family, struct npm_packet *p)
+{
+    if (family == NPM_FAMILY_V4) {
+        struct iphdr *ip = data + off;
+        if ((void *)(ip + 1) > end)
+            return 0;
+        p->family = NPM_FAMILY_V4;
+        p->protocol = ip->protocol;
+        __builtin_memcpy(p->saddr, &ip->saddr, 4);
+        __builtin_memcpy(p->daddr, &ip->daddr, 4);
+        if (ip->frag_off & bpf_htons(0x1fff))
+            return 0;
+        return off + (ip->ihl & 0xf) * 4;
+    }
+    struct ipv6hdr *ip6 = data + off;
+    if ((void *)(ip6 + 1) > end)
+        return 0;
+    p->family = NPM_FAMILY_V6;
+    p->protocol = ip6->nexthdr;
+    __builtin_memcpy(p->saddr, &ip6->saddr, 16);
+    __builtin_memcpy(p->daddr, &ip6->daddr, 16);
+    return off + sizeof(*ip6);
+}
+
+static __always_inline __u8 npm_icmp_kind(__u8 protocol, __u8 type)
+{
+    if (protocol == IPPROTO_ICMP)
+        return type == 3 || type == 11 || type == 12 ? NPM_ICMP_ERROR : NPM_PLAIN;
+    if (protocol == IPPROTO_ICMPV6) {
+        if (type >= 1 && type <= 4)
+            return NPM_ICMP_ERROR;
+        if ((type >= 130 && type <= 137) || type == 143)
+            return NPM_LINK_CONTROL;
+    }
+    return NPM_PLAIN;
+}
+
+/* Parses the packet, and for an ICMP error the packet it carries into *inner; returns 0 for IPv4
+ * and IPv6, -1 for anything else (which passes: ARP, LLDP, ...). */
+static __always_inline int npm_parse(struct __sk_buff *skb, struct npm_packet *p, struct npm_packet *inner)
 {
     void *data = (void *)(long)skb->data;
     void *end = (void *)(long)skb->data_end;
     struct ethhdr *eth = data;
     if ((void *)(eth + 1) > end)
         return -1;
-    __u32 l4 = 0;
-    if (eth->h_proto == bpf_htons(ETH_P_IP)) {
-        struct iphdr *ip = (void *)(eth + 1);
-        if ((void *)(ip + 1) > end)
-            return -1;
-        p->family = NPM_FAMILY_V4;
-        p->protocol = ip->protocol;
-        __builtin_memcpy(p->saddr, &ip->saddr, 4);
-        __builtin_memcpy(p->daddr, &ip->daddr, 4);
-        if (ip->frag_off & bpf_htons(0x1fff))
-            return 0; /* a later fragment: no ports */
-        l4 = sizeof(*eth) + ip->ihl * 4;
-    } else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
-        struct ipv6hdr *ip6 = (void *)(eth + 1);
-        if ((void *)(ip6 + 1) > end)
-            return -1;
-        p->family = NPM_FAMILY_V6;
-        p->protocol = ip6->nexthdr;
-        __builtin_memcpy(p->saddr, &ip6->saddr, 16);
-        __builtin_memcpy(p->daddr, &ip6->daddr, 16);
-        l4 = sizeof(*eth) + sizeof(*ip6);
-    } else {
+    __u8 family;
+    if (eth->h_proto == bpf_htons(ETH_P_IP))
+        family = NPM_FAMILY_V4;
+    else if (eth->h_proto == bpf_htons(ETH_P_IPV6))
+        family = NPM_FAMILY_V6;
+    else
         return -1;
-    }
-    if (p->protocol == IPPROTO_TCP || p->protocol == IPPROTO_UDP || p->protocol == IPPROTO_SCTP) {
-        struct sctp_ports *ports = data + l4;
-        if ((void *)(ports + 1) > end)
-            return 0;
-        p->sport = ports->source;
-        p->dport = ports->dest;
+    __u32 l4 = npm_parse_ip(data, end, sizeof(*eth), family, p);
+    if (!p->family)
+        return -1; /* truncated IP header */
+    if (!l4)
+        return 0;
+    npm_parse_ports(data, end, l4, p);
+    if (p->protocol != IPPROTO_ICMP && p->protocol != IPPROTO_ICMPV6)
+        return 0;
+    __u8 *type = data + l4;
+    if ((void *)(type + 1) > end)
+        return 0;
+    p->kind = npm_icmp_kind(p->protocol, *type);
+    if (p->kind == NPM_ICMP_ERROR) {
+        /* type, code, checksum and four more bytes, then the offending packet's header */
+        __u32 inner_l4 = npm_parse_ip(data, end, l4 + 8, family, inner);
+        if (!inner->family)
+            p->kind = NPM_PLAIN; /* nothing to relate it to */
+        else if (inner_l4)
+            npm_parse_ports(data, end, inner_l4, inner);
     }
     return 0;
 }

@@ -32,9 +32,22 @@ struct {
     __uint(pinning, LIBBPF_PIN_BY_NAME);
 } npm_ct SEC(".maps");
 
+/* How long a flow stays known without a packet, as Cilium's defaults: long for TCP, whose
+ * connections idle for hours; short for the rest, whose "connections" are guesses (conntrack keeps
+ * unreplied UDP 30 s, streams 120 s). Expired, a packet is judged by policy again. */
+#define NPM_CT_TCP_NS (6ULL * 3600 * 1000000000ULL)
+#define NPM_CT_OTHER_NS (120ULL * 1000000000ULL)
+
+static __always_inline int npm_ct_live(struct npm_ct_value *v, __u8 protocol, __u64 now)
+{
+    __u64 lifetime = protocol == IPPROTO_TCP ? NPM_CT_TCP_NS : NPM_CT_OTHER_NS;
+    return now - v->last_seen < lifetime;
+}
+
 /* Returns 1 if the packet belongs to a flow the endpoint already allowed (either way round). */
 static __always_inline int npm_ct_known(__u32 endpoint, __u8 direction, const struct npm_packet *p)
 {
+    __u64 now = bpf_ktime_get_ns();
     struct npm_ct_key key = {};
     key.endpoint = endpoint;
     key.family = p->family;
@@ -44,8 +57,8 @@ static __always_inline int npm_ct_known(__u32 endpoint, __u8 direction, const st
     __builtin_memcpy(key.saddr, p->saddr, 16);
     __builtin_memcpy(key.daddr, p->daddr, 16);
     struct npm_ct_value *v = bpf_map_lookup_elem(&npm_ct, &key);
-    if (v && v->direction == direction) {
-        v->last_seen = bpf_ktime_get_ns();
+    if (v && v->direction == direction && npm_ct_live(v, p->protocol, now)) {
+        v->last_seen = now;
         return 1;
     }
     key.sport = p->dport;
@@ -53,8 +66,8 @@ static __always_inline int npm_ct_known(__u32 endpoint, __u8 direction, const st
     __builtin_memcpy(key.saddr, p->daddr, 16);
     __builtin_memcpy(key.daddr, p->saddr, 16);
     v = bpf_map_lookup_elem(&npm_ct, &key);
-    if (v && v->direction != direction) {
-        v->last_seen = bpf_ktime_get_ns();
+    if (v && v->direction != direction && npm_ct_live(v, p->protocol, now)) {
+        v->last_seen = now;
         return 1;
     }
     return 0;

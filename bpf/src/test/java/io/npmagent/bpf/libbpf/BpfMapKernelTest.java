@@ -3,6 +3,7 @@ package io.npmagent.bpf.libbpf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.npmagent.bpf.testing.BpfFs;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;

@@ -3,6 +3,8 @@ package io.npmagent.bpf.libbpf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.npmagent.bpf.testing.BpfFs;
+import io.npmagent.bpf.testing.Frames;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -112,7 +114,7 @@ class BpfObjectKernelTest {
         try (endpoints; program) {
             endpoints.update(key, TcPod.endpoint(1, false, false));
             assertThat(endpoints.lookup(key)).isEqualTo(TcPod.endpoint(1, false, false));
-            assertThat(program.testRun(Packets.tcpV4(1, 2, 40000, 80), null, 1).retval()).isEqualTo(TcPod.TC_ACT_OK);
+            assertThat(program.testRun(Frames.tcp("10.99.0.1", 40000, "10.99.0.2", 80), null, 1).retval()).isEqualTo(TcPod.PASS);
         }
     }
 

@@ -3,6 +3,9 @@ package io.npmagent.bpf.libbpf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.npmagent.bpf.testing.Links;
+import io.npmagent.bpf.testing.BpfFs;
+import io.npmagent.bpf.testing.Frames;
 import io.npmagent.iptables.kernel.KernelTestSupport;
 import io.npmagent.iptables.kernel.Netns;
 import java.nio.file.Path;
@@ -38,9 +41,9 @@ class BpfProgramKernelTest {
     @Test
     void anIpv4PacketOfNoLocalPodPassesUntouched() {
         try (BpfProgram fromPod = object.program(TcPod.FROM_POD)) {
-            byte[] packet = Packets.tcpV4(1, 2, 40000, 80);
+            byte[] packet = Frames.tcp("10.99.0.1", 40000, "10.99.0.2", 80);
             BpfProgram.TestRun run = fromPod.testRun(packet, null, 3);
-            assertThat(run.retval()).isEqualTo(TcPod.TC_ACT_OK);
+            assertThat(run.retval()).isEqualTo(TcPod.PASS);
             assertThat(run.data()).isEqualTo(packet);
             assertThat(run.ctx()).hasSize(Layouts.SK_BUFF_SIZE);
             assertThat(run.durationNanos()).isNotNegative();
@@ -50,8 +53,8 @@ class BpfProgramKernelTest {
     @Test
     void aNonIpFramePasses() {
         try (BpfProgram fromPod = object.program(TcPod.FROM_POD); BpfProgram toPod = object.program(TcPod.TO_POD)) {
-            assertThat(fromPod.testRun(Packets.arp(), null, 1).retval()).isEqualTo(TcPod.TC_ACT_OK);
-            assertThat(toPod.testRun(Packets.arp(), null, 1).retval()).isEqualTo(TcPod.TC_ACT_OK);
+            assertThat(fromPod.testRun(Frames.arp(), null, 1).retval()).isEqualTo(TcPod.PASS);
+            assertThat(toPod.testRun(Frames.arp(), null, 1).retval()).isEqualTo(TcPod.PASS);
         }
     }
 
@@ -70,7 +73,7 @@ class BpfProgramKernelTest {
                 BpfMap drops = object.map("npm_drops")) {
             int ifindex = Links.veth(ns, "v0", "v1");
             endpoints.update(TcPod.endpointKey(ifindex, 0), TcPod.endpoint(EP, false, true));
-            byte[] packet = Packets.tcpV4(1, 2, 40000, 80);
+            byte[] packet = Frames.tcp("10.99.0.1", 40000, "10.99.0.2", 80);
 
             BpfProgram.TestRun dropped = inside.call(() -> fromPod.testRun(packet, BpfProgram.skbContext(ifindex), 1));
             assertThat(dropped.retval()).isEqualTo(TcPod.TC_ACT_SHOT);
@@ -84,7 +87,7 @@ class BpfProgramKernelTest {
             assertThat(packets).isEqualTo(1);
 
             // No context: the kernel runs it on lo (ifindex 1), which is no pod's.
-            assertThat(inside.call(() -> fromPod.testRun(packet, null, 1)).retval()).isEqualTo(TcPod.TC_ACT_OK);
+            assertThat(inside.call(() -> fromPod.testRun(packet, null, 1)).retval()).isEqualTo(TcPod.PASS);
             // An ifindex the namespace does not have is refused before the program runs.
             assertThatThrownBy(() -> inside.call(() -> fromPod.testRun(packet, BpfProgram.skbContext(ifindex + 100), 1)))
                     .isInstanceOfSatisfying(BpfException.class, e -> {
@@ -99,7 +102,7 @@ class BpfProgramKernelTest {
         try (BpfProgram fromPod = object.program(TcPod.FROM_POD)) {
             byte[] ctx = BpfProgram.skbContext(1);
             ctx[0] = 1; // __sk_buff.len: the kernel derives it from the packet
-            assertThatThrownBy(() -> fromPod.testRun(Packets.arp(), ctx, 1))
+            assertThatThrownBy(() -> fromPod.testRun(Frames.arp(), ctx, 1))
                     .isInstanceOfSatisfying(BpfException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL));
         }
     }

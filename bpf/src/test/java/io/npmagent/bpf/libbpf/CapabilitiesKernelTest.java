@@ -2,6 +2,7 @@ package io.npmagent.bpf.libbpf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.npmagent.bpf.testing.BpfFs;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -3,6 +3,8 @@ package io.npmagent.bpf.libbpf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.npmagent.bpf.testing.Links;
+import io.npmagent.bpf.testing.BpfFs;
 import io.npmagent.iptables.kernel.KernelTestSupport;
 import io.npmagent.iptables.kernel.Netns;
 import java.nio.file.Path;

@@ -19,7 +19,8 @@ final class TcPod {
 
     static final int NPM_INGRESS = 0;
     static final int NPM_EGRESS = 1;
-    static final int TC_ACT_OK = 0;
+    /** What the programs return for a packet they let through: TC_ACT_UNSPEC, so later filters still run. */
+    static final int PASS = -1;
     static final int TC_ACT_SHOT = 2;
 
     /** Opens and loads tc_pod.o with its maps pinned under {@code pinRoot} (null: unpinned). */

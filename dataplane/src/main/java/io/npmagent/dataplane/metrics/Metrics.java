@@ -2,9 +2,13 @@ package io.npmagent.dataplane.metrics;
 
 import io.npmagent.dataplane.backend.BackendStatus;
 import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Every metric the agent exports, in one place. Names keep Azure NPM's where NPM has one, but every
@@ -41,6 +45,12 @@ public final class Metrics {
     public final Gauge numIptablesRules;
     public final Gauge numIpsets;
     public final Gauge numIpsetEntries;
+    /** One batched map write (or per-element fallback) of the eBPF backend; map: npm_policy, npm_ipcache... */
+    public final Histogram bpfMapUpdateLatency;
+    /** Entries in each eBPF map (both copies of the state) and how full it is (entries / max_entries). */
+    public final Gauge bpfMapEntries;
+    public final Gauge bpfMapPressure;
+    private volatile Supplier<Map<List<String>, long[]>> dropSource = Map::of;
 
     public Metrics(PrometheusRegistry registry) {
         iptablesRestoreLatency = Histogram.builder()
@@ -117,6 +127,44 @@ public final class Metrics {
                 .name("npm_num_ipset_entries")
                 .help("Entries in the agent's ipsets (or nft sets).")
                 .register(registry);
+        bpfMapUpdateLatency = Histogram.builder()
+                .name("npm_bpf_map_update_latency_seconds")
+                .help("Duration of one batched write to an eBPF map, in seconds.")
+                .labelNames("map")
+                .classicUpperBounds(LATENCY_BUCKETS)
+                .classicOnly()
+                .register(registry);
+        bpfMapEntries = Gauge.builder()
+                .name("npm_bpf_map_entries")
+                .help("Entries in an eBPF map (both copies of the state).")
+                .labelNames("map")
+                .register(registry);
+        bpfMapPressure = Gauge.builder()
+                .name("npm_bpf_map_pressure")
+                .help("How full an eBPF map is: entries over max_entries.")
+                .labelNames("map")
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("npm_bpf_policy_drops_total")
+                .help("Packets the eBPF programs dropped by policy, per local pod and direction.")
+                .labelNames("pod", "direction")
+                .callback(cb -> dropSource.get().forEach((labels, v) -> cb.call(v[0], labels.get(0), labels.get(1))))
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("npm_bpf_policy_dropped_bytes_total")
+                .help("Bytes the eBPF programs dropped by policy, per local pod and direction.")
+                .labelNames("pod", "direction")
+                .callback(cb -> dropSource.get().forEach((labels, v) -> cb.call(v[1], labels.get(0), labels.get(1))))
+                .register(registry);
+    }
+
+    /**
+     * Where {@code npm_bpf_policy_drops_total{pod,direction}} and {@code npm_bpf_policy_dropped_bytes_total}
+     * are read from at each scrape: per (pod, direction), packets and bytes dropped by policy. The last
+     * backend to call this is the one read (a restarted backend replaces its predecessor).
+     */
+    public void policyDropsFrom(Supplier<Map<List<String>, long[]>> source) {
+        dropSource = source;
     }
 
     /** Sets the gauges of what a backend holds in the kernel. */

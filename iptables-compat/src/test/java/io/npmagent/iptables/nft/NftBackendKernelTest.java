@@ -183,7 +183,7 @@ class NftBackendKernelTest {
         NftFixtures.cluster().forEach(edited::apply);
         edited.apply(new ClusterEvent.PolicyUpserted(NftFixtures.webPolicy(1, 2)));
         NftBackend again = new NftBackend(tap, metrics, Duration.ofSeconds(30));
-        again.apply(new Batch(NftFixtures.fromEmpty(edited.snapshot())));
+        again.apply(new Batch(DesiredDelta.of(edited.snapshot())));
         assertThat(changedBlocks(before, listWithHandles())).containsExactlyInAnyOrder(
                 policyChain("x", "web", Direction.INGRESS, Family.IPV4), policyChain("x", "web", Direction.INGRESS, Family.IPV6));
         assertThat(again.reconcile()).isZero();

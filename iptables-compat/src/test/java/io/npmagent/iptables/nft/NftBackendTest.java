@@ -145,7 +145,7 @@ class NftBackendTest {
         NftFixtures.cluster().forEach(edited::apply);
         edited.apply(new ClusterEvent.PolicyUpserted(NftFixtures.webPolicy(1, 2)));
         NftBackend restarted = new NftBackend(nft, metrics, Duration.ofSeconds(5));
-        restarted.apply(new Batch(NftFixtures.fromEmpty(edited.snapshot())));
+        restarted.apply(new Batch(DesiredDelta.of(edited.snapshot())));
         assertThat(chainsTouched(nft.last())).containsExactly(
                 policyChain("x", "web", Direction.INGRESS, Family.IPV4), policyChain("x", "web", Direction.INGRESS, Family.IPV6));
     }

@@ -82,26 +82,7 @@ final class NftFixtures {
     static Batch wholeCluster() {
         PolicyCompiler compiler = new PolicyCompiler(null);
         cluster().forEach(compiler::apply);
-        return new Batch(fromEmpty(compiler.snapshot()));
-    }
-
-    /** The delta from nothing to {@code s}. */
-    static DesiredDelta fromEmpty(DesiredState s) {
-        Map<IdentityId, Change<Identity>> ids = new HashMap<>();
-        s.identities().forEach((k, v) -> ids.put(k, new Change<>(null, v)));
-        Map<IpAddress, Change<IdentityId>> addrs = new HashMap<>();
-        s.addresses().forEach((k, v) -> addrs.put(k, new Change<>(null, v)));
-        Map<PeerSetKey, Boolean> sets = new HashMap<>();
-        Map<Membership, Boolean> members = new HashMap<>();
-        s.peerSets().forEach((k, v) -> {
-            sets.put(k, true);
-            v.forEach(id -> members.put(new Membership(k, id), true));
-        });
-        Map<PolicyKey, Change<CompiledPolicy>> pols = new HashMap<>();
-        s.policies().forEach((k, v) -> pols.put(k, new Change<>(null, v)));
-        Map<PodKey, Change<LocalPod>> localPods = new HashMap<>();
-        s.pods().forEach((k, v) -> localPods.put(k, new Change<>(null, v)));
-        return new DesiredDelta(ids, addrs, sets, members, pols, localPods);
+        return new Batch(DesiredDelta.of(compiler.snapshot()));
     }
 
     /**

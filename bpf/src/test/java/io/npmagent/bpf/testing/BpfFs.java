@@ -1,4 +1,4 @@
-package io.npmagent.bpf.libbpf;
+package io.npmagent.bpf.testing;
 
 import io.npmagent.iptables.kernel.KernelTestSupport;
 import java.io.IOException;
@@ -11,7 +11,7 @@ import java.util.List;
  * A private bpffs for one test, mounted in a temporary directory (never /sys/fs/bpf): pins made there
  * vanish with the unmount, so no test leaves state behind or sees another's.
  */
-final class BpfFs implements AutoCloseable {
+public final class BpfFs implements AutoCloseable {
     private final Path root;
 
     private BpfFs(Path root) {
@@ -19,7 +19,7 @@ final class BpfFs implements AutoCloseable {
     }
 
     /** Mounts a bpffs at {@code parent}/bpffs; requires root, mount and umount (fails in CI, skips elsewhere). */
-    static BpfFs mount(Path parent) {
+    public static BpfFs mount(Path parent) {
         KernelTestSupport.require("mount", "umount");
         Path root = parent.resolve("bpffs");
         try {
@@ -31,7 +31,7 @@ final class BpfFs implements AutoCloseable {
         return new BpfFs(root);
     }
 
-    Path root() {
+    public Path root() {
         return root;
     }
 

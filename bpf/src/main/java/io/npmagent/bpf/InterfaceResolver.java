@@ -1,0 +1,177 @@
+package io.npmagent.bpf;
+
+import io.npmagent.dataplane.backend.BackendException;
+import io.npmagent.dataplane.model.Cidr;
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.iptables.exec.CommandResult;
+import io.npmagent.iptables.exec.CommandRunner;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Finds local pods' host-side interfaces, the way the CNI left them, from one dump of the node's
+ * links and routes (read fresh on every call, so an interface that was replaced, the same address on
+ * a new veth, is found as the new one).
+ *
+ * <ul>
+ *   <li>Routed CNIs (Calico, Cilium's veth mode, the sandbox): the most specific unicast route to the
+ *       pod's address names its veth.
+ *   <li>Bridge CNIs (bridge plugin, flannel's cni0): the route names the bridge; the pod's MAC comes
+ *       from the bridge's neighbour table and its port from the forwarding database. Both are learned
+ *       from the pod's own traffic, so a bridged pod that has not sent a frame yet is not found; it
+ *       is looked for again at the next batch or reconcile.
+ * </ul>
+ *
+ * A pod whose interface is not found is not enforced by this backend yet: the status reports it.
+ */
+final class InterfaceResolver {
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    /** {@code 7: veth1a2b@if2: <BROADCAST,...> ... master cni0 ...}. */
+    private static final Pattern LINK = Pattern.compile("^(\\d+):\\s+([^:@\\s]+)(@\\S+)?:");
+    /** Route types that never lead to a pod. */
+    private static final Set<String> NOT_UNICAST = Set.of("local", "broadcast", "multicast", "anycast", "unreachable",
+            "blackhole", "prohibit", "throw", "nat");
+    private static final Pattern LLADDR = Pattern.compile("\\blladdr\\s+(\\S+)");
+
+    private final CommandRunner ip;
+
+    InterfaceResolver(CommandRunner ip) {
+        this.ip = ip;
+    }
+
+    /** The interface index behind each address that has one (addresses without are left out). */
+    Map<IpAddress, Integer> resolve(Collection<IpAddress> addresses) {
+        Map<IpAddress, Integer> out = new HashMap<>();
+        if (addresses.isEmpty()) {
+            return out;
+        }
+        Map<String, Integer> ifindex = new HashMap<>();
+        Set<String> bridges = new HashSet<>();
+        for (String line : lines(List.of("ip", "-o", "-d", "link", "show"))) {
+            Matcher m = LINK.matcher(line);
+            if (m.find()) {
+                ifindex.put(m.group(2), Integer.parseInt(m.group(1)));
+                if (line.contains("\\    bridge ")) {
+                    bridges.add(m.group(2));
+                }
+            }
+        }
+        List<Route> routes = routes(lines(List.of("ip", "-o", "route", "show", "table", "all")));
+        Map<String, List<IpAddress>> bridged = new HashMap<>();
+        for (IpAddress a : addresses) {
+            Route best = null;
+            for (Route r : routes) {
+                if (r.prefix.contains(a) && (best == null || r.prefix.prefixLength() > best.prefix.prefixLength())) {
+                    best = r;
+                }
+            }
+            if (best == null || !ifindex.containsKey(best.dev)) {
+                continue;
+            }
+            if (bridges.contains(best.dev)) {
+                bridged.computeIfAbsent(best.dev, d -> new ArrayList<>()).add(a);
+            } else if (best.prefix.prefixLength() == a.bitLength()) {
+                out.put(a, ifindex.get(best.dev)); // a host route: the pod's own interface
+            }
+        }
+        bridged.forEach((bridge, behind) -> resolveBridged(bridge, behind, ifindex, out));
+        return out;
+    }
+
+    /**
+     * The node's own addresses (every interface's but loopback's), which are always admitted: the
+     * netfilter backends judge forwarded traffic only, so kubelet probes and node-local services pass
+     * there, and must here too.
+     */
+    Set<IpAddress> nodeAddresses() {
+        Set<IpAddress> out = new HashSet<>();
+        for (String line : lines(List.of("ip", "-o", "addr", "show"))) {
+            // 2: eth0    inet 192.0.2.2/24 brd 192.0.2.255 scope global eth0\ ...
+            String[] f = line.trim().split("\\s+");
+            if (f.length < 4 || !(f[2].equals("inet") || f[2].equals("inet6")) || line.contains(" scope host")) {
+                continue;
+            }
+            try {
+                String a = f[3];
+                out.add(IpAddress.parse(a.contains("/") ? a.substring(0, a.indexOf('/')) : a));
+            } catch (IllegalArgumentException notAnAddress) {
+                // a peer address form we do not read: the node is still reached by its others
+            }
+        }
+        return out;
+    }
+
+    private void resolveBridged(String bridge, List<IpAddress> behind, Map<String, Integer> ifindex, Map<IpAddress, Integer> out) {
+        Map<IpAddress, String> mac = new HashMap<>();
+        for (String line : lines(List.of("ip", "-o", "neigh", "show", "dev", bridge))) {
+            String[] f = line.trim().split("\\s+");
+            Matcher ll = LLADDR.matcher(line);
+            if (f.length > 0 && ll.find()) {
+                try {
+                    mac.put(IpAddress.parse(f[0]), ll.group(1).toLowerCase(Locale.ROOT));
+                } catch (IllegalArgumentException notAnAddress) {
+                    // a line we do not understand names no pod
+                }
+            }
+        }
+        Map<String, String> port = new HashMap<>();
+        for (String line : lines(List.of("bridge", "fdb", "show", "br", bridge))) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 3 && f[1].equals("dev") && !line.contains(" permanent")) {
+                port.put(f[0].toLowerCase(Locale.ROOT), f[2]);
+            }
+        }
+        for (IpAddress a : behind) {
+            String dev = port.get(mac.get(a));
+            if (dev != null && ifindex.containsKey(dev)) {
+                out.put(a, ifindex.get(dev));
+            }
+        }
+    }
+
+    private record Route(Cidr prefix, String dev) {}
+
+    /** Unicast routes with an interface: {@code [unicast] PREFIX [via GW] dev DEV ...}. */
+    private static List<Route> routes(List<String> lines) {
+        List<Route> out = new ArrayList<>();
+        for (String line : lines) {
+            String[] f = line.trim().split("\\s+");
+            int i = 0;
+            if (f.length > 0 && f[0].equals("unicast")) {
+                i = 1;
+            }
+            if (f.length <= i || NOT_UNICAST.contains(f[i]) || f[i].equals("default")) {
+                continue;
+            }
+            int dev = List.of(f).indexOf("dev");
+            if (dev < 0 || dev + 1 >= f.length) {
+                continue;
+            }
+            try {
+                String p = f[i];
+                out.add(new Route(p.contains("/") ? Cidr.parse(p) : Cidr.host(IpAddress.parse(p)), f[dev + 1]));
+            } catch (IllegalArgumentException notAPrefix) {
+                // not a route to an address (e.g. an mpls route): names no pod
+            }
+        }
+        return out;
+    }
+
+    private List<String> lines(List<String> argv) {
+        CommandResult r = ip.run(argv, "", TIMEOUT);
+        if (!r.ok()) {
+            throw new BackendException(
+                    "cannot read the node's interfaces: " + r.errorSummary(), "");
+        }
+        return r.stdout().lines().toList();
+    }
+}

@@ -1,0 +1,19 @@
+package io.npmagent.bpf.model;
+
+import io.npmagent.dataplane.model.Cidr;
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.dataplane.model.PodKey;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The maps' contents as the desired state wants them, in no copy of the state in particular:
+ * the ipcache (prefix to peer identity), the local endpoints (by pod: id, addresses, isolation), and
+ * the policy entries.
+ */
+public record Rendered(Map<Cidr, Integer> ipcache, Map<PodKey, Endpoint> endpoints, Set<PolicyEntry> policy) {
+
+    /** A local pod as the programs see it once its interface is known. */
+    public record Endpoint(int id, List<IpAddress> ips, boolean ingressIsolated, boolean egressIsolated) {}
+}

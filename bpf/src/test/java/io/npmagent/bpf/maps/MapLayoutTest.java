@@ -1,0 +1,75 @@
+package io.npmagent.bpf.maps;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.npmagent.dataplane.model.Cidr;
+import io.npmagent.dataplane.model.IpAddress;
+import java.util.HexFormat;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The exact bytes of each struct the programs share with Java (golden), and the round trip. The
+ * struct layouts themselves are checked against the compiled object's BTF in {@link BtfLayoutTest}.
+ */
+class MapLayoutTest {
+    private static String hex(byte[] b) {
+        return HexFormat.of().formatHex(b);
+    }
+
+    @Test
+    void state() {
+        assertThat(hex(StateMap.key())).isEqualTo("00000000");
+        assertThat(hex(StateMap.value(1))).isEqualTo("01000000");
+        assertThat(StateMap.version(StateMap.value(3))).isEqualTo(1);
+    }
+
+    @Test
+    void endpoint() {
+        EndpointMap.Key k = new EndpointMap.Key(0x0102, 1);
+        assertThat(hex(k.encode())).isEqualTo("02010000" + "01" + "000000");
+        assertThat(EndpointMap.Key.decode(k.encode())).isEqualTo(k);
+        EndpointMap.Value v = new EndpointMap.Value(7, true, false);
+        assertThat(hex(v.encode())).isEqualTo("07000000" + "01" + "00" + "0000");
+        assertThat(EndpointMap.Value.decode(v.encode())).isEqualTo(v);
+    }
+
+    @Test
+    void ipcache() {
+        IpcacheMap.Key v4 = new IpcacheMap.Key(1, Cidr.parse("10.1.2.0/24"));
+        assertThat(hex(v4.encode())).isEqualTo("38000000" + "01" + "04" + "0000" + "0a010200" + "00".repeat(12));
+        assertThat(IpcacheMap.Key.decode(v4.encode())).isEqualTo(v4);
+        IpcacheMap.Key v6 = new IpcacheMap.Key(0, Cidr.host(IpAddress.parse("fd00::1")));
+        assertThat(hex(v6.encode())).isEqualTo("a0000000" + "00" + "06" + "0000" + "fd00" + "0000".repeat(6) + "0001");
+        assertThat(IpcacheMap.Key.decode(v6.encode())).isEqualTo(v6);
+        assertThat(hex(IpcacheMap.value(256))).isEqualTo("00010000");
+    }
+
+    @Test
+    void policy() {
+        PolicyMap.Key tcp = PolicyMap.Key.ports(1, 0, 5, 300, 6, 0x1f40, 12);
+        assertThat(tcp.prefixLength()).isEqualTo(124);
+        assertThat(hex(tcp.encode())).isEqualTo("7c000000" + "01" + "00" + "0000" + "05000000" + "2c010000" + "06" + "00" + "1f40");
+        assertThat(PolicyMap.Key.decode(tcp.encode())).isEqualTo(tcp);
+        PolicyMap.Key any = PolicyMap.Key.anyProtocol(0, 1, 5, -1);
+        assertThat(hex(any.encode())).isEqualTo("60000000" + "00" + "01" + "0000" + "05000000" + "ffffffff" + "00" + "00" + "0000");
+        assertThat(PolicyMap.Key.decode(any.encode())).isEqualTo(any);
+    }
+
+    @Test
+    void conntrack() {
+        CtMap.Key k = new CtMap.Key(3, 17, 40000, 53, IpAddress.parse("10.0.0.1"), IpAddress.parse("10.0.0.2"));
+        assertThat(hex(k.encode())).isEqualTo("03000000" + "04" + "11" + "9c40" + "0035" + "0000"
+                + "0a000001" + "00".repeat(12) + "0a000002" + "00".repeat(12));
+        assertThat(CtMap.Key.decode(k.encode())).isEqualTo(k);
+        CtMap.Value v = new CtMap.Value(0x0102030405060708L, 1);
+        assertThat(hex(v.encode())).isEqualTo("0807060504030201" + "01" + "00".repeat(7));
+        assertThat(CtMap.Value.decode(v.encode())).isEqualTo(v);
+    }
+
+    @Test
+    void drops() {
+        assertThat(hex(new DropMap.Key(9, 1).encode())).isEqualTo("09000000" + "01" + "000000");
+        byte[] twoCpus = HexFormat.of().parseHex("0200000000000000" + "6400000000000000" + "0300000000000000" + "c800000000000000");
+        assertThat(DropMap.Value.sumPerCpu(twoCpus)).isEqualTo(new DropMap.Value(5, 300));
+    }
+}

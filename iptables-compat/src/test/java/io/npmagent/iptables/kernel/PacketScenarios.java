@@ -1,0 +1,128 @@
+package io.npmagent.iptables.kernel;
+
+import static io.npmagent.dataplane.model.PolicyFixtures.labels;
+import static io.npmagent.dataplane.model.PolicyFixtures.match;
+import static io.npmagent.dataplane.model.PolicyFixtures.peers;
+import static io.npmagent.dataplane.model.PolicyFixtures.pods;
+import static io.npmagent.dataplane.model.PolicyFixtures.policy;
+import static io.npmagent.dataplane.model.PolicyFixtures.port;
+import static io.npmagent.dataplane.model.PolicyFixtures.ports;
+import static io.npmagent.dataplane.model.PolicyFixtures.rule;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.npmagent.dataplane.backend.Backend;
+import io.npmagent.dataplane.backend.Batch;
+import io.npmagent.dataplane.desired.DesiredDelta;
+import io.npmagent.dataplane.desired.DesiredStateInterpreter;
+import io.npmagent.dataplane.model.ClusterEvent;
+import io.npmagent.dataplane.model.Namespace;
+import io.npmagent.dataplane.model.Pod;
+import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.dataplane.model.Protocol;
+import io.npmagent.dataplane.policy.PolicyCompiler;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * The same stories told to every backend, with real packets: pods a, b and c of a {@link PodNetwork},
+ * TCP connects on both families. Each step states which pairs must not connect (all others must),
+ * and the desired state read without any kernel ({@link DesiredStateInterpreter}) must agree.
+ */
+public final class PacketScenarios {
+    private final PodNetwork net;
+    private final PolicyCompiler compiler = new PolicyCompiler(null);
+    private Backend backend;
+
+    private PacketScenarios(PodNetwork net, Backend backend) {
+        this.net = net;
+        this.backend = backend;
+        apply(new ClusterEvent.NamespaceUpserted(new Namespace("x", labels())));
+        for (String name : new String[] {"a", "b", "c"}) {
+            apply(new ClusterEvent.PodUpserted(pod(name, name)));
+        }
+    }
+
+    /**
+     * Isolation, admission by label and port, a pod taking another's labels and giving them back,
+     * egress against ingress, and everything removed again; then a reconcile finds nothing to repair.
+     */
+    public static void policiesDecideWhichConnectionsGetThrough(PodNetwork net, Backend backend) {
+        PacketScenarios s = new PacketScenarios(net, backend);
+        s.expectBlocked("no policy");
+
+        s.apply(new ClusterEvent.PolicyUpserted(policy("x", "deny-b").select(match("app", "b")).types("Ingress").build()));
+        // b's own connections still get their replies back; a and c still talk to each other.
+        s.expectBlocked("default-deny ingress on b", "a->b", "c->b");
+
+        s.apply(new ClusterEvent.PolicyUpserted(policy("x", "a-to-b").select(match("app", "b"))
+                .ingress(rule(peers(pods(match("app", "a"))), ports(port("TCP", PodNetwork.PORT)))).build()));
+        s.expectBlocked("b admits a", "c->b");
+
+        s.apply(new ClusterEvent.PodUpserted(s.pod("c", "a")));
+        s.expectBlocked("c has a's labels now");
+        s.apply(new ClusterEvent.PodUpserted(s.pod("c", "c")));
+        s.expectBlocked("and lost them again", "c->b");
+
+        s.apply(new ClusterEvent.PolicyUpserted(policy("x", "a-egress").select(match("app", "a")).types("Egress")
+                .egress(rule(peers(pods(match("app", "c"))), ports(port("TCP", PodNetwork.PORT)))).build()));
+        // a may reach only c now, though b would admit it; connections to a still get their replies.
+        s.expectBlocked("a may reach only c", "a->b", "c->b");
+
+        for (String name : new String[] {"deny-b", "a-to-b", "a-egress"}) {
+            s.apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", name)));
+        }
+        s.expectBlocked("policies removed");
+        assertThat(backend.reconcile()).as("nothing to repair").isZero();
+    }
+
+    /**
+     * The agent goes away (its backend closed, as a killed process's descriptors are) and enforcement
+     * stays; a new one adopts what it finds from the whole desired state and enforces the same; its
+     * uninstall leaves nothing judged.
+     *
+     * @param start makes a backend for the network's node, as an agent's start does
+     */
+    public static void aRestartedAgentKeepsEnforcingWhileItAdopts(PodNetwork net, Function<PodNetwork, Backend> start) {
+        PacketScenarios s = new PacketScenarios(net, start.apply(net));
+        s.apply(new ClusterEvent.PolicyUpserted(policy("x", "deny-b").select(match("app", "b")).types("Ingress").build()));
+        s.expectBlocked("before the restart", "a->b", "c->b");
+        s.backend.close();
+        s.expectBlocked("while no agent runs", "a->b", "c->b");
+
+        s.backend = start.apply(net);
+        s.backend.apply(new Batch(DesiredDelta.of(s.compiler.snapshot())));
+        s.expectBlocked("after the restart", "a->b", "c->b");
+        s.backend.uninstall();
+        s.expectBlocked("after uninstall nothing is judged");
+    }
+
+    private Pod pod(String name, String app) {
+        return Pod.builder("x", name).labels(labels("app", app))
+                .ip(net.address(name, false)).ip(net.address(name, true)).port("probe", PodNetwork.PORT, Protocol.TCP).build();
+    }
+
+    private void apply(ClusterEvent e) {
+        backend.apply(new Batch(compiler.apply(e).delta()));
+    }
+
+    /** Pairs (both families) that must not connect; every other pair must. */
+    private void expectBlocked(String step, String... blocked) {
+        Set<String> denied = Set.of(blocked);
+        Map<String, Boolean> expected = new TreeMap<>();
+        Map<String, Boolean> reference = new TreeMap<>();
+        Map<String, Boolean> actual = new TreeMap<>();
+        DesiredStateInterpreter interpreter = new DesiredStateInterpreter(compiler.snapshot());
+        net.probeAll().forEach((pair, connected) -> {
+            expected.put(pair.toString(), !denied.contains(pair.from() + "->" + pair.to()));
+            reference.put(pair.toString(), interpreter.allowed(net.address(pair.from(), pair.v6()),
+                    net.address(pair.to(), pair.v6()), PodNetwork.PORT, Protocol.TCP));
+            actual.put(pair.toString(), connected);
+        });
+        if (!step.startsWith("after uninstall")) {
+            assertThat(reference).as("%s: the desired state says what the test expects", step).isEqualTo(expected);
+        }
+        assertThat(actual).as("%s: TCP connects through the node", step).isEqualTo(expected);
+    }
+}
