@@ -76,7 +76,9 @@ public final class BpfBackend implements Backend {
     private final BpfMap drops;
     private final BpfProgram fromPod;
     private final BpfProgram toPod;
+    private final String netnsName;
     private final NetnsThread netns;
+    private final CommandRunner ip;
     private final InterfaceResolver interfaces;
     private final BpfModel model = new BpfModel();
 
@@ -129,7 +131,9 @@ public final class BpfBackend implements Backend {
         }
         pin(fromPod, "prog_" + FROM_POD);
         pin(toPod, "prog_" + TO_POD);
+        this.netnsName = netns;
         this.netns = NetnsThread.enter(netns);
+        this.ip = ip;
         this.interfaces = new InterfaceResolver(ip);
         metrics.policyDropsFrom(this::dropCounts);
     }
@@ -185,25 +189,27 @@ public final class BpfBackend implements Backend {
 
     @Override
     public synchronized void uninstall() {
-        if (!readBack) {
-            readBack();
-        }
-        Set<Integer> used = new HashSet<>(attached.keySet());
-        for (Copy c : copies) {
-            used.addAll(c.endpoints.keySet());
-        }
-        netns.run(() -> {
-            for (int ifindex : used) {
-                detach(ifindex);
-            }
-        });
-        attached.clear();
         closeHandles();
+        attached.clear();
+        uninstall(pinDir, netnsName, ip);
+    }
+
+    /**
+     * Removes everything any run of this backend left in namespace {@code netns} and under
+     * {@code pinDir}, without loading anything: our filter (known by its handle and priority) from every
+     * interface that has one, whichever pods' they were, then every pin. Enforcement ends here.
+     */
+    public static void uninstall(Path pinDir, String netns, CommandRunner ip) {
+        List<Integer> links = InterfaceResolver.allInterfaces(ip);
+        try (NetnsThread inside = NetnsThread.enter(netns)) {
+            inside.run(() -> links.forEach(BpfBackend::detach));
+        }
+        if (!Files.exists(pinDir)) {
+            return;
+        }
         try (Stream<Path> files = Files.walk(pinDir)) {
             for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                if (!p.equals(pinDir)) {
-                    Files.deleteIfExists(p);
-                }
+                Files.deleteIfExists(p);
             }
         } catch (IOException e) {
             throw new BackendException("cannot unpin " + pinDir + ": " + e.getMessage(), "");
@@ -407,7 +413,13 @@ public final class BpfBackend implements Backend {
     private Map<List<String>, long[]> dropCounts() {
         Map<Integer, PodKey> byEndpoint = podByEndpoint;
         Map<List<String>, long[]> out = new HashMap<>();
-        for (byte[][] kv : drops.entries()) {
+        List<byte[][]> entries;
+        try {
+            entries = drops.entries();
+        } catch (BpfException closed) {
+            return out; // the backend was closed or uninstalled: nothing to count any more
+        }
+        for (byte[][] kv : entries) {
             DropMap.Key k = DropMap.Key.decode(kv[0]);
             PodKey pod = byEndpoint.get(k.endpoint());
             if (pod != null) {

@@ -48,6 +48,18 @@ final class InterfaceResolver {
         this.ip = ip;
     }
 
+    /** Every interface's index: where an uninstall looks for filters of ours. */
+    static List<Integer> allInterfaces(CommandRunner ip) {
+        List<Integer> out = new ArrayList<>();
+        for (String line : new InterfaceResolver(ip).lines(List.of("ip", "-o", "link", "show"))) {
+            Matcher m = LINK.matcher(line);
+            if (m.find()) {
+                out.add(Integer.parseInt(m.group(1)));
+            }
+        }
+        return out;
+    }
+
     /** The interface index behind each address that has one (addresses without are left out). */
     Map<IpAddress, Integer> resolve(Collection<IpAddress> addresses) {
         Map<IpAddress, Integer> out = new HashMap<>();

@@ -1,48 +1,141 @@
 package io.npmagent.agent.backend;
 
+import io.npmagent.bpf.BpfBackend;
+import io.npmagent.bpf.libbpf.Capabilities;
 import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.iptables.IptablesBackend;
 import io.npmagent.iptables.detect.IptablesVariant;
 import io.npmagent.iptables.detect.IptablesVariantDetector;
 import io.npmagent.iptables.exec.CommandRunner;
+import io.npmagent.iptables.exec.ProcessRunner;
 import io.npmagent.iptables.model.Family;
 import io.npmagent.iptables.nft.NftBackend;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Builds a backend by name: the one place that knows which names exist and what each needs.
- * {@code iptables} picks the variant the node already uses (as kube-proxy does).
+ * Builds a backend by name: the one place that knows which names exist, what each needs, and what
+ * {@code auto} picks. {@code auto} is eBPF where the kernel and libbpf can enforce with it (probed:
+ * program and map types, helpers, a bpffs to pin on) and its programs load; otherwise the iptables
+ * backend, with the reason in the status line, never no enforcement. {@code iptables} picks the
+ * variant the node already uses (as kube-proxy does).
  */
 public final class Backends {
-    /** Names a backend can be asked for by, most specific last. */
-    public static final List<String> NAMES = List.of("iptables", "iptables-nft", "iptables-legacy", "nft");
+    /** Names a backend can be asked for by. */
+    public static final List<String> NAMES = List.of("auto", "bpf", "iptables", "iptables-nft", "iptables-legacy", "nft");
+    private static final System.Logger LOG = System.getLogger(Backends.class.getName());
 
     private Backends() {}
 
-    public static Backend create(String name, CommandRunner runner, Metrics metrics) {
+    /**
+     * Where a backend works: its commands run through {@code runner}, in network namespace {@code netns}
+     * (null: the agent's own); the eBPF backend pins under {@code bpffs}/npm-agent.
+     */
+    public record Placement(CommandRunner runner, String netns, Path bpffs) {
+        public static Placement host() {
+            return new Placement(ProcessRunner.host(), null, Capabilities.DEFAULT_BPFFS);
+        }
+
+        public static Placement of(String netns, Path bpffs) {
+            return new Placement(netns == null ? ProcessRunner.host() : ProcessRunner.inNamespace(netns), netns,
+                    bpffs == null ? Capabilities.DEFAULT_BPFFS : bpffs);
+        }
+
+        public Path pinDir() {
+            return bpffs.resolve("npm-agent");
+        }
+    }
+
+    /** A backend and why it is the one: the status line an operator reads. */
+    public record Chosen(Backend backend, String reason) {}
+
+    public static Backend create(String name, Placement where, Metrics metrics) {
+        return choose(name, where, metrics).backend();
+    }
+
+    public static Chosen choose(String name, Placement where, Metrics metrics) {
         switch (name) {
+            case "auto":
+                return auto(where, metrics);
+            case "bpf":
+                return new Chosen(new BpfBackend(where.pinDir(), where.netns(), where.runner(), metrics), "bpf, as asked");
             case "iptables":
-                IptablesVariantDetector.Choice choice = new IptablesVariantDetector(runner).detect();
-                System.getLogger(Backends.class.getName()).log(System.Logger.Level.INFO,
-                        "backend {0}: {1}", choice.variant().backendName(), choice.reason());
-                return new IptablesBackend(choice.variant(), runner, metrics, IptablesBackend.Settings.DEFAULTS);
+                IptablesVariantDetector.Choice choice = new IptablesVariantDetector(where.runner()).detect();
+                return new Chosen(new IptablesBackend(choice.variant(), where.runner(), metrics, IptablesBackend.Settings.DEFAULTS),
+                        choice.variant().backendName() + ": " + choice.reason());
             case "iptables-nft":
-                return new IptablesBackend(IptablesVariant.NFT, runner, metrics, IptablesBackend.Settings.DEFAULTS);
+                return new Chosen(new IptablesBackend(IptablesVariant.NFT, where.runner(), metrics, IptablesBackend.Settings.DEFAULTS),
+                        "iptables-nft, as asked");
             case "iptables-legacy":
-                return new IptablesBackend(IptablesVariant.LEGACY, runner, metrics, IptablesBackend.Settings.DEFAULTS);
+                return new Chosen(new IptablesBackend(IptablesVariant.LEGACY, where.runner(), metrics, IptablesBackend.Settings.DEFAULTS),
+                        "iptables-legacy, as asked");
             case "nft":
-                return new NftBackend(runner, metrics, IptablesBackend.Settings.DEFAULTS.timeout());
+                return new Chosen(new NftBackend(where.runner(), metrics, IptablesBackend.Settings.DEFAULTS.timeout()), "nft, as asked");
             default:
                 throw new IllegalArgumentException("unknown backend \"" + name + "\" (one of " + String.join(", ", NAMES) + ")");
         }
     }
 
-    /** Whether the tools {@code name} needs are installed. */
-    public static boolean available(String name, CommandRunner runner) {
+    private static Chosen auto(Placement where, Metrics metrics) {
+        Capabilities caps = Capabilities.probe(where.bpffs());
+        String why;
+        if (caps.canEnforce()) {
+            try {
+                Chosen bpf = new Chosen(new BpfBackend(where.pinDir(), where.netns(), where.runner(), metrics), caps.describe());
+                LOG.log(System.Logger.Level.INFO, "backend {0}", bpf.reason());
+                return bpf;
+            } catch (RuntimeException e) {
+                why = "eBPF could not load (" + e.getMessage() + ")";
+            }
+        } else {
+            why = "eBPF cannot enforce here (missing: " + String.join(", ", caps.missing()) + ")";
+        }
+        Chosen fallback = choose("iptables", where, metrics);
+        Chosen out = new Chosen(fallback.backend(), why + "; falling back to " + fallback.reason());
+        LOG.log(System.Logger.Level.WARNING, "backend {0}", out.reason());
+        return out;
+    }
+
+    /**
+     * Removes everything backend {@code name} puts in the kernel, whatever run put it there; for
+     * {@code auto}, everything of every backend whose tools are here. The eBPF backend's removal loads
+     * nothing (a newer or older agent's pins go as well). Returns the backends it uninstalled.
+     */
+    public static List<String> uninstall(String name, Placement where) {
+        if (name.equals("auto")) {
+            List<String> done = new ArrayList<>();
+            for (String each : List.of("bpf", "iptables-nft", "iptables-legacy", "nft")) {
+                boolean here = each.equals("bpf") ? Files.isDirectory(where.pinDir()) : available(each, where);
+                if (here) {
+                    done.addAll(uninstall(each, where));
+                }
+            }
+            return done;
+        }
+        if (name.equals("bpf")) {
+            BpfBackend.uninstall(where.pinDir(), where.netns(), where.runner());
+            return List.of("bpf");
+        }
+        try (Backend b = create(name, where, new Metrics(new PrometheusRegistry()))) {
+            b.uninstall();
+            return List.of(b.name());
+        }
+    }
+
+    /** Whether what {@code name} needs is here: its tools, or for bpf the kernel features and a bpffs. */
+    public static boolean available(String name, Placement where) {
+        CommandRunner runner = where.runner();
         switch (name) {
+            case "auto":
+                return available("bpf", where) || available("iptables", where);
+            case "bpf":
+                return Capabilities.probe(where.bpffs()).canEnforce() && runner.available("ip");
             case "iptables":
-                return runner.available("ipset") && (available("iptables-nft", runner) || available("iptables-legacy", runner));
+                return runner.available("ipset") && (available("iptables-nft", where) || available("iptables-legacy", where));
             case "iptables-nft":
                 return runner.available("ipset") && runner.available(IptablesVariant.NFT.restore(Family.IPV4));
             case "iptables-legacy":

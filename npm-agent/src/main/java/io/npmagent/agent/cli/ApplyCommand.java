@@ -62,8 +62,8 @@ final class ApplyCommand implements Callable<Integer> {
             return ExitCodes.FAILED;
         }
         BackendStatus s = backend.status();
-        out.printf("npm-agent apply: %s holds %d policies, %d rules, %d sets with %d entries%s%n", s.backend(), s.policies(),
-                s.rules(), s.sets(), s.setEntries(), options.netns == null ? "" : " in network namespace " + options.netns);
+        out.printf("npm-agent apply: %s holds %s%s%n", s.backend(), s.summary(),
+                options.netns == null ? "" : " in network namespace " + options.netns);
         return compiled.problems().isEmpty() ? ExitCodes.OK : ExitCodes.INPUT_PROBLEMS;
     }
 }

@@ -4,22 +4,31 @@ import io.npmagent.agent.backend.Backends;
 import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.iptables.exec.CommandRunner;
-import io.npmagent.iptables.exec.ProcessRunner;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
-/** {@code --backend NAME [--netns NS]}, shared by the commands that touch the kernel. */
+/** {@code --backend NAME [--netns NS] [--bpffs DIR]}, shared by the commands that touch the kernel. */
 final class BackendOptions {
-    @Option(names = "--backend", defaultValue = "iptables", paramLabel = "NAME",
-            description = "iptables (the variant the node uses), iptables-nft, iptables-legacy or nft (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--backend", defaultValue = "auto", paramLabel = "NAME",
+            description = "auto (eBPF where the kernel allows, else iptables), bpf, iptables (the variant the node uses), "
+                    + "iptables-nft, iptables-legacy or nft (default: ${DEFAULT-VALUE}).")
     String backend;
 
     @Option(names = "--netns", paramLabel = "NS",
             description = "Work inside this network namespace (ip netns) instead of the agent's own.")
     String netns;
 
+    @Option(names = "--bpffs", paramLabel = "DIR",
+            description = "The bpffs mount the eBPF backend pins its maps and programs under, in npm-agent/ (default: /sys/fs/bpf).")
+    Path bpffs;
+
+    Backends.Placement placement() {
+        return Backends.Placement.of(netns, bpffs);
+    }
+
     CommandRunner runner() {
-        return netns == null ? ProcessRunner.host() : ProcessRunner.inNamespace(netns);
+        return placement().runner();
     }
 
     Backend create() {
@@ -27,6 +36,10 @@ final class BackendOptions {
     }
 
     Backend create(Metrics metrics) {
-        return Backends.create(backend, runner(), metrics);
+        return choose(metrics).backend();
+    }
+
+    Backends.Chosen choose(Metrics metrics) {
+        return Backends.choose(backend, placement(), metrics);
     }
 }

@@ -1,9 +1,9 @@
 package io.npmagent.agent.cli;
 
+import io.npmagent.agent.backend.Backends;
 import io.npmagent.agent.run.Agent;
 import io.npmagent.agent.run.ManifestLoop;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
-import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.batch.QueueConfig;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -60,9 +60,9 @@ final class RunCommand implements Callable<Integer> {
         }
         PrometheusRegistry registry = new PrometheusRegistry();
         Metrics metrics = new Metrics(registry);
-        Backend backend;
+        Backends.Chosen backend;
         try {
-            backend = options.create(metrics);
+            backend = options.choose(metrics);
         } catch (IllegalArgumentException | IllegalStateException e) {
             spec.commandLine().getErr().println("npm-agent run: " + e.getMessage());
             return ExitCodes.USAGE;

@@ -43,8 +43,8 @@ final class SandboxUpCommand implements Callable<Integer> {
         Sandbox sandbox = name.sandbox();
         try {
             AgentStatus status = SandboxLifecycle.up(sandbox, manifests, backend, Duration.ofSeconds(waitSeconds));
-            spec.commandLine().getOut().printf("sandbox %s is up: node %s, %d pods, backend %s, %d policies applied%n",
-                    sandbox.name(), sandbox.nodeNetns(), sandbox.pods().size(), status.backend(), status.policies());
+            spec.commandLine().getOut().printf("sandbox %s is up: node %s, %d pods, backend %s, %d policies applied%n  backend: %s%n",
+                    sandbox.name(), sandbox.nodeNetns(), sandbox.pods().size(), status.backend(), status.policies(), status.backendReason());
             return ExitCodes.OK;
         } catch (SandboxLifecycle.UpFailed e) {
             spec.commandLine().getErr().println("npm-agent sandbox up: " + e.getMessage());

@@ -1,5 +1,6 @@
 package io.npmagent.agent.run;
 
+import io.npmagent.agent.backend.Backends;
 import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.batch.BatchQueue;
 import io.npmagent.dataplane.batch.FlushScheduler;
@@ -35,14 +36,16 @@ import java.util.List;
  */
 public final class Agent implements AutoCloseable {
     private final Backend backend;
+    private final String backendReason;
     private final PolicyCompiler compiler;
     private final BatchQueue queue;
     private final PrometheusRegistry registry;
     private ClusterState current;
 
-    public Agent(Backend backend, String nodeName, QueueConfig config, PrometheusRegistry registry, Metrics metrics,
+    public Agent(Backends.Chosen chosen, String nodeName, QueueConfig config, PrometheusRegistry registry, Metrics metrics,
             Duration reconcilePeriod) {
-        this.backend = backend;
+        this.backend = chosen.backend();
+        this.backendReason = chosen.reason();
         this.compiler = new PolicyCompiler(nodeName);
         this.registry = registry;
         this.queue = new BatchQueue(backend, config, RetryPolicy.DEFAULTS, InstantSource.system(),
@@ -72,6 +75,11 @@ public final class Agent implements AutoCloseable {
 
     public String backendName() {
         return backend.name();
+    }
+
+    /** Why this backend: what auto probed, or that it was asked for. */
+    public String backendReason() {
+        return backendReason;
     }
 
     public int policies() {

@@ -14,11 +14,12 @@ import java.util.List;
  * generation (content hash) it has seen, the one whose state is in the kernel, and what is wrong. A tool
  * that wrote the directory waits until {@code appliedHash} is the hash of what it wrote.
  *
+ * @param backendReason why this backend (auto's probe, or "as asked")
  * @param seenHash     the directory generation the agent has read
  * @param appliedHash  the generation whose whole state is in the kernel ("" until the first)
  * @param podsHash     in a sandbox, the generation whose pods exist with their servers ("" otherwise)
  */
-public record AgentStatus(String backend, String seenHash, long seenGeneration, String appliedHash, long appliedGeneration,
+public record AgentStatus(String backend, String backendReason, String seenHash, long seenGeneration, String appliedHash, long appliedGeneration,
         String podsHash, int policies, List<String> failures, List<String> problems, String updated) {
 
     private static final Gson GSON = new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create();

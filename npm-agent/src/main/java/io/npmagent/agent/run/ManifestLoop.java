@@ -126,7 +126,7 @@ public final class ManifestLoop {
     public AgentStatus status() {
         List<String> all = new ArrayList<>(problems);
         all.addAll(agent.problems());
-        return new AgentStatus(agent.backendName(), seenHash, seenGeneration, appliedHash, appliedGeneration, podsHash,
+        return new AgentStatus(agent.backendName(), agent.backendReason(), seenHash, seenGeneration, appliedHash, appliedGeneration, podsHash,
                 agent.policies(), agent.failures(), all, Instant.now().toString());
     }
 

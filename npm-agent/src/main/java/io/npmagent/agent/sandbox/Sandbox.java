@@ -59,6 +59,11 @@ public final class Sandbox {
         return dir;
     }
 
+    /** The sandbox's own bpffs mount, where the eBPF backend pins (never the host's /sys/fs/bpf). */
+    public Path bpffs() {
+        return dir.resolve("bpffs");
+    }
+
     public String nodeNetns() {
         return "npmsb-" + name + ".node";
     }

@@ -4,7 +4,6 @@ import io.npmagent.agent.backend.Backends;
 import io.npmagent.agent.run.Agent;
 import io.npmagent.agent.run.ManifestLoop;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
-import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.batch.QueueConfig;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.iptables.exec.ProcessRunner;
@@ -27,7 +26,7 @@ public final class SandboxDaemon {
         Sandbox.Spec spec = sandbox.spec();
         PrometheusRegistry registry = new PrometheusRegistry();
         Metrics metrics = new Metrics(registry);
-        Backend backend = Backends.create(spec.backend(), ProcessRunner.inNamespace(sandbox.nodeNetns()), metrics);
+        Backends.Chosen backend = Backends.choose(spec.backend(), Backends.Placement.of(sandbox.nodeNetns(), sandbox.bpffs()), metrics);
         AddressAssigner addresses = new AddressAssigner();
         PodPlumbing pods = new PodPlumbing(sandbox, ProcessRunner.host());
         Agent agent = new Agent(backend, null, QueueConfig.DEFAULTS, registry, metrics, Duration.ofSeconds(10));

@@ -2,6 +2,7 @@ package io.npmagent.agent.sandbox;
 
 import io.npmagent.agent.backend.Backends;
 import io.npmagent.agent.run.AgentStatus;
+import io.npmagent.bpf.libbpf.Capabilities;
 import io.npmagent.iptables.exec.CommandResult;
 import io.npmagent.iptables.exec.CommandRunner;
 import io.npmagent.iptables.exec.ProcessRunner;
@@ -63,6 +64,11 @@ public final class SandboxLifecycle {
             must(host, "ip", "-n", node, "link", "set", "lo", "up");
             must(host, "ip", "netns", "exec", node, "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1",
                     "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0");
+            mountBpffs(sandbox, host);
+            if (resolved.equals("bpf") && !Backends.available("bpf", Backends.Placement.of(node, sandbox.bpffs()))) {
+                throw new IllegalStateException("the eBPF backend cannot enforce here: "
+                        + String.join(", ", Capabilities.probe(sandbox.bpffs()).missing()));
+            }
             Path absolute = manifests.toAbsolutePath().normalize();
             sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, 0, Instant.now().toString()));
             sandbox.script("podserver.py");
@@ -78,18 +84,30 @@ public final class SandboxLifecycle {
         }
     }
 
+    /** Checks the name, and the tools a netfilter backend needs; auto and bpf are settled once the bpffs is there. */
     private static String resolve(String backend, CommandRunner host) throws UpFailed {
-        String name = backend.equals("auto") ? "iptables" : backend;
-        if (name.equals("bpf")) {
-            throw new UpFailed("the eBPF backend is not built yet (issue #5); use iptables, iptables-nft, iptables-legacy or nft");
+        if (!Backends.NAMES.contains(backend)) {
+            throw new UpFailed("unknown backend \"" + backend + "\" (" + String.join(", ", Backends.NAMES) + ")");
         }
-        if (!Backends.NAMES.contains(name)) {
-            throw new UpFailed("unknown backend \"" + backend + "\" (auto, bpf, " + String.join(", ", Backends.NAMES) + ")");
+        if (!backend.equals("auto") && !backend.equals("bpf") && !Backends.available(backend, Backends.Placement.of(null, null))) {
+            throw new UpFailed("the tools backend " + backend + " needs are not installed (pipelines/test installs them)");
         }
-        if (!Backends.available(name, host)) {
-            throw new UpFailed("the tools backend " + name + " needs are not installed (pipelines/test installs them)");
+        return backend;
+    }
+
+    /**
+     * A bpffs of the sandbox's own for the eBPF backend's pins: a restarted daemon adopts them, and
+     * {@code down} unmounts it, which frees them. Where bpffs cannot be mounted, auto falls back.
+     */
+    private static void mountBpffs(Sandbox sandbox, CommandRunner host) throws IOException {
+        Files.createDirectories(sandbox.bpffs());
+        if (!Capabilities.bpffsAt(sandbox.bpffs())) {
+            CommandResult r = host.run(List.of("mount", "-t", "bpf", "npm-agent-sandbox", sandbox.bpffs().toString()), "", TIMEOUT);
+            if (!r.ok()) {
+                System.getLogger(SandboxLifecycle.class.getName()).log(System.Logger.Level.WARNING,
+                        "cannot mount a bpffs for sandbox {0}: {1}", sandbox.name(), r.errorSummary());
+            }
         }
-        return name;
     }
 
     private static long startDaemon(Sandbox sandbox) throws IOException {
@@ -132,6 +150,13 @@ public final class SandboxLifecycle {
             if (r.ok()) {
                 removed.add("network namespace " + ns);
             }
+        }
+        if (Capabilities.bpffsAt(sandbox.bpffs())) {
+            CommandResult r = ProcessRunner.host().run(List.of("umount", sandbox.bpffs().toString()), "", TIMEOUT);
+            if (!r.ok()) {
+                throw new IOException("cannot unmount " + sandbox.bpffs() + ": " + r.errorSummary());
+            }
+            removed.add("bpffs " + sandbox.bpffs());
         }
         if (Files.exists(sandbox.dir())) {
             try (Stream<Path> files = Files.walk(sandbox.dir())) {

@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.iptables.kernel.KernelTestSupport;
 import io.npmagent.iptables.kernel.Netns;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -18,7 +23,7 @@ class ApplyUninstallKernelTest {
 
     @BeforeEach
     void namespace() {
-        KernelTestSupport.require("ipset", "iptables-nft-restore", "iptables-legacy-restore", "nft");
+        KernelTestSupport.require("ipset", "iptables-nft-restore", "iptables-legacy-restore", "nft", "tc", "mount", "umount");
         ns = Netns.create("cli");
     }
 
@@ -56,12 +61,45 @@ class ApplyUninstallKernelTest {
         assertThat(ns.must("nft", "list", "tables").stdout()).doesNotContain("npm_agent");
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"bpf", "nope"})
-    void anUnknownBackendIsAUsageError(String backend) {
-        CliRun r = CliRun.of("uninstall", "--backend", backend, "--netns", ns.name());
+    /**
+     * The eBPF backend's state outlives {@code apply} (pins and tc filters are the enforcement); uninstall
+     * takes both away, and {@code auto} uninstalls what every backend left.
+     */
+    @Test
+    void theBpfBackendAppliesAndUninstallsItsPinsAndFilters(@TempDir Path tmp) throws IOException {
+        Path bpffs = Files.createDirectories(tmp.resolve("bpffs"));
+        KernelTestSupport.must(List.of("mount", "-t", "bpf", "bpf", bpffs.toString()));
+        try {
+            ns.must("ip", "link", "add", "veth1", "type", "veth", "peer", "name", "eth0");
+            ns.must("ip", "link", "set", "veth1", "up");
+            ns.must("ip", "link", "set", "eth0", "up");
+            ns.must("ip", "route", "add", "10.244.1.10/32", "dev", "veth1");
+            CliRun first = CliRun.of("apply", "--manifests", SHOP.toString(), "--backend", "bpf", "--netns", ns.name(),
+                    "--bpffs", bpffs.toString());
+            assertThat(first.exitCode()).as(first.err()).isZero();
+            assertThat(first.out()).contains("bpf holds 8 policies").contains("1 endpoints");
+            assertThat(ns.must("tc", "filter", "show", "dev", "veth1", "ingress").stdout()).contains("npm_from_pod");
+            try (Stream<Path> pins = Files.list(bpffs.resolve("npm-agent"))) {
+                assertThat(pins.map(p -> p.getFileName().toString())).contains("npm_policy", "npm_ipcache", "prog_npm_to_pod");
+            }
+            ns.must("nft", "add", "table", "inet", "npm_agent"); // as if an nft run had been here too
+
+            CliRun uninstall = CliRun.of("uninstall", "--netns", ns.name(), "--bpffs", bpffs.toString());
+            assertThat(uninstall.exitCode()).as(uninstall.err()).isZero();
+            assertThat(uninstall.out()).contains("bpf").contains("nft");
+            assertThat(ns.must("tc", "filter", "show", "dev", "veth1", "ingress").stdout()).doesNotContain("npm_from_pod");
+            assertThat(Files.exists(bpffs.resolve("npm-agent"))).isFalse();
+            assertThat(ns.must("nft", "list", "tables").stdout()).doesNotContain("npm_agent");
+        } finally {
+            KernelTestSupport.must(List.of("umount", bpffs.toString()));
+        }
+    }
+
+    @Test
+    void anUnknownBackendIsAUsageError() {
+        CliRun r = CliRun.of("uninstall", "--backend", "nope", "--netns", ns.name());
         assertThat(r.exitCode()).isEqualTo(2);
-        assertThat(r.err()).contains("unknown backend \"" + backend + "\"");
+        assertThat(r.err()).contains("unknown backend \"nope\"");
     }
 
     private static String strip(String save) {
