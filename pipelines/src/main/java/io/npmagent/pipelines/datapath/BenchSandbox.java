@@ -1,0 +1,230 @@
+package io.npmagent.pipelines.datapath;
+
+import io.npmagent.agent.cli.CliRun;
+import io.npmagent.agent.run.AgentStatus;
+import io.npmagent.agent.sandbox.Sandbox;
+import io.npmagent.iptables.exec.CommandResult;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One sandbox for one benchmark point, driven through the sandbox's CLI like any other tool, plus the
+ * processes the benchmark starts inside its pods. {@link #close()} stops those processes and runs
+ * {@code sandbox down}; a JVM shutdown hook does the same on Ctrl-C, so an interrupted run leaves no
+ * namespace, agent or server behind.
+ */
+final class BenchSandbox implements AutoCloseable {
+    /** Output readers block until their process ends: never on the common pool, which may have a single thread. */
+    private static final ExecutorService READERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "datapath-process-output");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final String name;
+    private final Thread hook = new Thread(this::close, "datapath-sandbox-down");
+    /** Every process started in the pods and not yet ended: the servers and a running client. */
+    private final Set<Process> processes = new LinkedHashSet<>();
+    private boolean closed;
+
+    private BenchSandbox(String name) {
+        this.name = name;
+    }
+
+    /** Thrown when the sandbox cannot be brought up or its agent refused part of the directory. */
+    static final class UpFailed extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UpFailed(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * {@code sandbox up}, which returns once the agent has applied the whole directory; then checks the
+     * agent refused nothing, since a refused policy would be measured as missing.
+     */
+    static BenchSandbox up(String name, Path manifests, String backend, int expectedPolicies) throws IOException, UpFailed {
+        BenchSandbox sandbox = new BenchSandbox(name);
+        Runtime.getRuntime().addShutdownHook(sandbox.hook); // before up: Ctrl-C half-way must clean up too
+        boolean ok = false;
+        try {
+            CliRun up = CliRun.of("sandbox", "up", "--name", name, "--manifests", manifests.toString(), "--backend", backend,
+                    "--wait-seconds", "300");
+            if (up.exitCode() != 0) {
+                throw new UpFailed("sandbox up: " + up.err().strip());
+            }
+            AgentStatus status = AgentStatus.read(Sandbox.named(name).dir());
+            if (status == null || !status.failures().isEmpty() || !status.problems().isEmpty() || status.policies() != expectedPolicies) {
+                throw new UpFailed("the agent did not apply all " + expectedPolicies + " policies: "
+                        + (status == null ? "no status" : status.policies() + " applied, failures " + status.failures()
+                                + ", problems " + status.problems()));
+            }
+            ok = true;
+            return sandbox;
+        } finally {
+            if (!ok) {
+                sandbox.close();
+            }
+        }
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** The network namespace of {@code pod} ({@code namespace/name}), from the pods the sandbox built. */
+    String netns(String pod) throws IOException {
+        return Sandbox.named(name).pods().stream().filter(p -> p.pod().equals(pod)).map(Sandbox.PodRecord::netns).findFirst()
+                .orElseThrow(() -> new IOException("sandbox " + name + " has no pod " + pod));
+    }
+
+    /**
+     * Runs {@code argv} in {@code pod}'s network namespace to the end, or kills it after {@code timeout}.
+     * Not through {@code ProcessRunner}: {@link #close()} must be able to stop a client that is running
+     * when the JVM is told to stop.
+     */
+    CommandResult run(String pod, List<String> argv, Duration timeout) throws IOException {
+        Process p = start(pod, argv, false);
+        CompletableFuture<String> out = read(p.getInputStream());
+        CompletableFuture<String> err = read(p.getErrorStream());
+        try {
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly().waitFor();
+                return new CommandResult(argv, 124, out.getNow(""), "timed out after " + timeout.toSeconds() + " s");
+            }
+            return new CommandResult(argv, p.exitValue(), out.join(), err.join());
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } finally {
+            forget(p);
+        }
+    }
+
+    /**
+     * Starts {@code argv} in {@code pod}'s network namespace, remembered until it is forgotten or the
+     * sandbox closes; with {@code mergeErrors}, its stderr comes on its stdout.
+     */
+    private synchronized Process start(String pod, List<String> argv, boolean mergeErrors) throws IOException {
+        if (closed) {
+            throw new IOException("sandbox " + name + " is closed");
+        }
+        List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", netns(pod)));
+        full.addAll(argv);
+        Process p = new ProcessBuilder(full).redirectErrorStream(mergeErrors)
+                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile())).start();
+        processes.add(p);
+        return p;
+    }
+
+    private synchronized void forget(Process p) {
+        processes.remove(p);
+    }
+
+    private static CompletableFuture<String> read(InputStream in) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                return "";
+            }
+        }, READERS);
+    }
+
+    /**
+     * Starts a server in {@code pod}'s network namespace and returns once it printed a line containing
+     * {@code ready}; it runs until {@link #close()}. Its later output is read and dropped.
+     */
+    void startServer(String pod, List<String> argv, String ready) throws IOException {
+        Process p = start(pod, argv, true);
+        StringBuffer said = new StringBuffer(); // written by the reader, read here
+        CompletableFuture<Boolean> up = CompletableFuture.supplyAsync(() -> {
+            try {
+                BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                for (String line = out.readLine(); line != null; line = out.readLine()) {
+                    if (said.length() < 2000) {
+                        said.append(line).append('\n');
+                    }
+                    if (line.contains(ready)) {
+                        READERS.execute(() -> drain(out));
+                        return true;
+                    }
+                }
+                return false;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, READERS);
+        try {
+            if (!up.get(10, TimeUnit.SECONDS)) {
+                throw new IOException(argv.get(0) + " in " + pod + " exited before it was ready: " + said.toString().strip());
+            }
+        } catch (TimeoutException | ExecutionException e) {
+            throw new IOException(argv.get(0) + " in " + pod + " did not say it was ready: " + said.toString().strip(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    private static void drain(BufferedReader out) {
+        try {
+            while (out.readLine() != null) {
+                // dropped: the servers' reports are the clients' to give
+            }
+        } catch (IOException e) {
+            // the server is gone
+        }
+    }
+
+    /** Stops the servers and removes the sandbox; safe to call twice and from the shutdown hook. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Process p : processes) {
+            p.destroy();
+        }
+        for (Process p : processes) {
+            try {
+                if (!p.waitFor(5, TimeUnit.SECONDS)) {
+                    p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+        CliRun down = CliRun.of("sandbox", "down", "--name", name);
+        if (down.exitCode() != 0) {
+            System.err.println("datapath: sandbox down --name " + name + " failed: " + down.err().strip());
+        }
+        if (Thread.currentThread() != hook) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down; the hook will find the sandbox closed
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package io.npmagent.pipelines.datapath;
+
+import com.google.gson.GsonBuilder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The datapath figures side by side (rows backend × policies: connections per second, the same relative
+ * to that backend with no policy, throughput, whether the intruder was blocked), and as JSON.
+ */
+final class DatapathTable {
+    private DatapathTable() {}
+
+    static String text(List<DatapathPoint> points) {
+        StringBuilder sb = new StringBuilder(String.format("%-16s %8s %10s %8s %8s  %s%n", "backend", "policies", "conn/s", "vs 0", "Gbit/s",
+                "intruder"));
+        for (DatapathPoint p : points) {
+            if (!p.ok()) {
+                sb.append(String.format("%-16s %8s  %s: %s%n", p.backend(), p.policies() < 0 ? "-" : Integer.toString(p.policies()), p.status(),
+                        firstLine(p.reason())));
+                continue;
+            }
+            double change = changeVsNone(points, p);
+            sb.append(String.format(Locale.ROOT, "%-16s %8d %10.0f %8s %8s  %s%n", p.backend(), p.policies(), p.connectionsPerSecond(),
+                    p.policies() == 0 ? "base" : Double.isNaN(change) ? "-" : String.format(Locale.ROOT, "%+.1f%%", change * 100),
+                    p.gbitSamples().isEmpty() ? "-" : String.format(Locale.ROOT, "%.2f", p.gbitPerSecond()), intruder(p)));
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Connections per second relative to the same backend with no policy ({@code -0.031} is 3.1% fewer);
+     * NaN when that row was not measured.
+     */
+    static double changeVsNone(List<DatapathPoint> points, DatapathPoint p) {
+        return points.stream().filter(b -> b.ok() && b.backend().equals(p.backend()) && b.policies() == 0).findFirst()
+                .map(b -> p.connectionsPerSecond() / b.connectionsPerSecond() - 1).orElse(Double.NaN);
+    }
+
+    /** "blocked" or "open", in capitals with the reason when it is not what the policies say it must be. */
+    private static String intruder(DatapathPoint p) {
+        if (p.enforcedAsExpected()) {
+            return p.intruderBlocked() ? "blocked" : "open";
+        }
+        return p.intruderBlocked() ? "BLOCKED (no policy selects the server)" : "OPEN (policies not enforced)";
+    }
+
+    private static String firstLine(String text) {
+        String t = text == null ? "" : text.strip();
+        int nl = t.indexOf('\n');
+        return nl < 0 ? t : t.substring(0, nl) + " ...";
+    }
+
+    static String json(String command, List<DatapathPoint> points) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (DatapathPoint p : points) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("backend", p.backend());
+            row.put("policies", p.policies() < 0 ? null : p.policies());
+            row.put("status", p.status());
+            if (p.reason() != null) {
+                row.put("reason", p.reason());
+            }
+            if (p.ok()) {
+                row.put("connectionsPerSecond", p.connectionsPerSecond());
+                row.put("connectionsVsNone", finite(changeVsNone(points, p)));
+                row.put("gbitPerSecond", finite(p.gbitPerSecond()));
+                row.put("connectionSamples", p.connectionSamples());
+                row.put("gbitSamples", p.gbitSamples());
+                row.put("intruderBlocked", p.intruderBlocked());
+            }
+            rows.add(row);
+        }
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("command", command);
+        doc.put("cores", Runtime.getRuntime().availableProcessors());
+        doc.put("kernel", System.getProperty("os.version"));
+        doc.put("results", rows);
+        return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().serializeNulls().create().toJson(doc) + "\n";
+    }
+
+    private static Double finite(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? null : v;
+    }
+}
