@@ -43,13 +43,13 @@ import java.util.stream.Stream;
  *
  * <p><b>A batch's fate</b> ({@link #apply}): the {@link BpfModel} takes the batch and renders what
  * every map should hold. The maps are double-buffered (a version bit in every key; {@code npm_state}
- * says which copy packets read): the difference is written into the copy packets do not read, the
- * state flips (one map write: from then on every packet sees the whole new state), and the same
- * difference is written into the other copy, which packets no longer read. Then programs are
- * attached to the interfaces of pods that appeared. A packet never sees half a batch. A write refused
- * before the flip fails the batch (no packet saw any of it; the model takes the batch back and the
- * copy is read again); after the flip the batch has landed, and a refused catch-up write is repaired
- * at the next call.
+ * says which copy packets read): the copy packets do not read is brought to the new state (the
+ * difference since it was last written, one batched write per map), then the state flips (one map
+ * write: from then on every packet sees the whole new state). The copy left behind is brought up to
+ * date by the next batch, as it becomes the one written. Then programs are attached to the
+ * interfaces of pods that appeared. A packet never sees half a batch. A write refused before the
+ * flip fails the batch (no packet saw any of it; the model takes the batch back, and the copy is read
+ * again at the next call).
  *
  * <p><b>Restart.</b> Maps are pinned under the backend's bpffs directory and tc filters stay on their
  * interfaces, so a killed agent leaves enforcement in place. A new one adopts the pinned maps (libbpf
@@ -79,7 +79,7 @@ public final class BpfBackend implements Backend {
     private final String netnsName;
     private final NetnsThread netns;
     private final CommandRunner ip;
-    private final InterfaceResolver interfaces;
+    private final PodInterfaces podInterfaces;
     private final BpfModel model = new BpfModel();
 
     /** What the kernel holds, per copy of the state: read back at start and after a refusal, then kept. */
@@ -99,10 +99,15 @@ public final class BpfBackend implements Backend {
         /** Entry to its value (always 1: the number of rules is not kept). */
         final Map<PolicyEntry, Integer> policy = new HashMap<>();
 
-        boolean holds(Map<Integer, EndpointMap.Value> e, Map<Cidr, Integer> i, Map<PolicyEntry, Integer> p) {
-            return endpoints.equals(e) && ipcache.equals(i) && policy.equals(p);
+        boolean holds(Wanted w) {
+            return endpoints.equals(w.endpoints()) && ipcache.equals(w.ipcache()) && policy.equals(w.policy());
         }
     }
+
+    /** What every versioned map should hold, in no copy in particular: the last converge's render. */
+    private record Wanted(Map<Integer, EndpointMap.Value> endpoints, Map<Cidr, Integer> ipcache, Map<PolicyEntry, Integer> policy) {}
+
+    private Wanted wanted = new Wanted(Map.of(), Map.of(), Map.of());
 
     /**
      * Loads the programs and adopts or creates the pinned maps.
@@ -134,7 +139,7 @@ public final class BpfBackend implements Backend {
         this.netnsName = netns;
         this.netns = NetnsThread.enter(netns);
         this.ip = ip;
-        this.interfaces = new InterfaceResolver(ip);
+        this.podInterfaces = new PodInterfaces(new InterfaceResolver(ip));
         metrics.policyDropsFrom(this::dropCounts);
     }
 
@@ -161,7 +166,7 @@ public final class BpfBackend implements Backend {
             if (!readBack) {
                 readBack();
             }
-            converge();
+            converge(false);
         } catch (BpfException | BackendException e) {
             model.apply(batch.delta().inverse());
             readBack = false; // learn at the next call what the refused write left in the copy packets do not read
@@ -174,7 +179,9 @@ public final class BpfBackend implements Backend {
     @Override
     public synchronized int reconcile() {
         readBack();
-        int repaired = converge();
+        int repaired = converge(true);
+        // Idle time: the copy packets do not read catches up, so the next batch writes only its own change.
+        write(1 - active, wanted);
         for (Map.Entry<Integer, PodKey> e : new ArrayList<>(attached.entrySet())) {
             if (!ours(e.getKey())) {
                 LOG.log(System.Logger.Level.WARNING, "bpf: the programs on interface {0} ({1}) were replaced or removed; attaching again",
@@ -244,18 +251,18 @@ public final class BpfBackend implements Backend {
 
     // ---- converging -------------------------------------------------------------------------------
 
-    /** Renders; if the copy packets read differs, writes the inactive copy, flips, catches up the other. */
-    private int converge() {
+    /**
+     * Renders; if the copy packets read differs, writes the inactive copy, flips, catches up the other.
+     * {@code rescan}: look every pod's interface up again, not only new pods'.
+     */
+    private int converge(boolean rescan) {
         Rendered r = model.render();
-        List<IpAddress> local = new ArrayList<>();
-        r.endpoints().values().forEach(ep -> local.addAll(ep.ips()));
-        Map<IpAddress, Integer> found = interfaces.resolve(local);
-
+        Map<PodKey, Integer> found = podInterfaces.place(r.endpoints(), rescan);
         Map<Integer, EndpointMap.Value> wantEndpoints = new HashMap<>();
         Map<Integer, PodKey> pods = new TreeMap<>();
         unplaced.clear();
         r.endpoints().forEach((pod, ep) -> {
-            Integer ifindex = ep.ips().stream().map(found::get).filter(i -> i != null).findFirst().orElse(null);
+            Integer ifindex = found.get(pod);
             if (ifindex == null) {
                 unplaced.add(pod);
             } else {
@@ -270,24 +277,20 @@ public final class BpfBackend implements Backend {
         Map<PolicyEntry, Integer> wantPolicy = new HashMap<>();
         r.policy().forEach(e -> wantPolicy.put(e, 1));
         Map<Cidr, Integer> wantIpcache = new HashMap<>(r.ipcache());
-        for (IpAddress a : interfaces.nodeAddresses()) {
+        for (IpAddress a : podInterfaces.nodeAddresses()) {
             wantIpcache.put(Cidr.host(a), BpfModel.HOST);
         }
 
+        wanted = new Wanted(wantEndpoints, wantIpcache, wantPolicy);
         int written = 0;
-        if (!copies[active].holds(wantEndpoints, wantIpcache, wantPolicy)) {
+        if (!copies[active].holds(wanted)) {
+            // The copy packets do not read is brought up to date (what changed since it was last
+            // written: this batch and the one before), then packets switch to it. The other copy is left
+            // as it is until the next batch writes it.
             int next = 1 - active;
-            written += write(next, wantEndpoints, wantIpcache, wantPolicy);
+            written += write(next, wanted);
             state.update(StateMap.key(), StateMap.value(next));
             active = next;
-            try {
-                written += write(1 - active, wantEndpoints, wantIpcache, wantPolicy);
-            } catch (BpfException e) {
-                // The batch has landed: packets read the new copy. The old one is repaired next time.
-                LOG.log(System.Logger.Level.WARNING, "bpf: catching up the inactive copy failed, repaired at the next call: {0}",
-                        e.getMessage());
-                readBack = false;
-            }
         }
         Map<Integer, Integer> endpointOf = new HashMap<>();
         wantEndpoints.forEach((ifindex, v) -> endpointOf.put(v.id(), ifindex));
@@ -344,13 +347,12 @@ public final class BpfBackend implements Backend {
     }
 
     /** Brings copy {@code v} to the wanted contents; returns how many entries it wrote or deleted. */
-    private int write(int v, Map<Integer, EndpointMap.Value> wantEndpoints, Map<Cidr, Integer> wantIpcache,
-            Map<PolicyEntry, Integer> wantPolicy) {
+    private int write(int v, Wanted want) {
         Copy have = copies[v];
         int changed = 0;
-        changed += sync(ipcache, IpcacheMap.NAME, have.ipcache, wantIpcache, k -> new IpcacheMap.Key(v, k).encode(), IpcacheMap::value);
-        changed += sync(policy, PolicyMap.NAME, have.policy, wantPolicy, e -> e.key(v).encode(), PolicyMap::value);
-        changed += sync(endpoints, EndpointMap.NAME, have.endpoints, wantEndpoints, k -> new EndpointMap.Key(k, v).encode(),
+        changed += sync(ipcache, IpcacheMap.NAME, have.ipcache, want.ipcache(), k -> new IpcacheMap.Key(v, k).encode(), IpcacheMap::value);
+        changed += sync(policy, PolicyMap.NAME, have.policy, want.policy(), e -> e.key(v).encode(), PolicyMap::value);
+        changed += sync(endpoints, EndpointMap.NAME, have.endpoints, want.endpoints(), k -> new EndpointMap.Key(k, v).encode(),
                 EndpointMap.Value::encode);
         return changed;
     }

@@ -77,14 +77,21 @@ final class InterfaceResolver {
                 }
             }
         }
-        List<Route> routes = routes(lines(List.of("ip", "-o", "route", "show", "table", "all")));
+        // Host routes (one per pod on a routed node: thousands) by address; the few wider ones scanned.
+        Map<IpAddress, Route> hostRoutes = new HashMap<>();
+        List<Route> wider = new ArrayList<>();
+        for (Route r : routes(lines(List.of("ip", "-o", "route", "show", "table", "all")))) {
+            if (r.prefix.prefixLength() == r.prefix.network().bitLength()) {
+                hostRoutes.putIfAbsent(r.prefix.network(), r);
+            } else {
+                wider.add(r);
+            }
+        }
         Map<String, List<IpAddress>> bridged = new HashMap<>();
         for (IpAddress a : addresses) {
-            Route best = null;
-            for (Route r : routes) {
-                if (r.prefix.contains(a) && (best == null || r.prefix.prefixLength() > best.prefix.prefixLength())) {
-                    best = r;
-                }
+            Route best = hostRoutes.get(a);
+            if (best == null) {
+                best = longest(wider, a);
             }
             if (best == null || !ifindex.containsKey(best.dev)) {
                 continue;
@@ -151,6 +158,16 @@ final class InterfaceResolver {
     }
 
     private record Route(Cidr prefix, String dev) {}
+
+    private static Route longest(List<Route> routes, IpAddress a) {
+        Route best = null;
+        for (Route r : routes) {
+            if (r.prefix.contains(a) && (best == null || r.prefix.prefixLength() > best.prefix.prefixLength())) {
+                best = r;
+            }
+        }
+        return best;
+    }
 
     /** Unicast routes with an interface: {@code [unicast] PREFIX [via GW] dev DEV ...}. */
     private static List<Route> routes(List<String> lines) {

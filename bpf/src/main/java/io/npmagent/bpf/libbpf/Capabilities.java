@@ -129,6 +129,11 @@ public record Capabilities(
         return missing().isEmpty();
     }
 
+    /** Whether the kernel and libbpf offer everything, a bpffs to pin on aside (for callers that mount their own). */
+    public boolean kernelCanEnforce() {
+        return missing().stream().allMatch(m -> m.startsWith("bpffs "));
+    }
+
     /** The required features that are not there, in words an operator can act on; empty when none. */
     public List<String> missing() {
         List<String> out = new ArrayList<>();

@@ -52,6 +52,8 @@ public final class BatchQueue implements AutoCloseable {
     private final Metrics metrics;
 
     private final Object lock = new Object();
+    /** A flush has taken events out and not yet settled them: not idle, though nothing is pending. */
+    private boolean inFlight;
     private final PendingChanges pending = new PendingChanges();
     private final List<Event> events = new ArrayList<>();
     private final Map<Batch.UnitKey, UnitFailure> failures = new HashMap<>();
@@ -131,7 +133,7 @@ public final class BatchQueue implements AutoCloseable {
         synchronized (lock) {
             pending.addNewer(delta);
             events.add(new Event(clock.instant(), delta));
-            due = pending.policies(this::isDue);
+            due = failures.isEmpty() ? pending.policyCount() : pending.policies(this::isDue);
             metrics.pendingNetPols.set(due);
         }
         if (!config.background()) {
@@ -167,6 +169,7 @@ public final class BatchQueue implements AutoCloseable {
             due = pending.takeDue(this::isDue);
             window = new ArrayList<>(events);
             events.clear();
+            inFlight = !window.isEmpty();
         }
         Batch batch = new Batch(due);
         List<UnitFailure> refused = new ArrayList<>();
@@ -175,8 +178,10 @@ public final class BatchQueue implements AutoCloseable {
             long start = System.nanoTime();
             try {
                 backend.apply(batch);
-                landed(batch.units().stream().map(Batch.Unit::key).toList());
-            } catch (BackendException wholeBatch) {
+                landed(batch);
+            } catch (RuntimeException thrown) {
+                // Whatever a backend throws is a refusal: the batch is retried part by part, never lost.
+                BackendException wholeBatch = refusal(thrown);
                 whole = false;
                 List<Batch.Unit> units = batch.units();
                 if (units.size() == 1) {
@@ -190,8 +195,8 @@ public final class BatchQueue implements AutoCloseable {
                     try {
                         backend.apply(unit.batch());
                         landed(List.of(unit.key()));
-                    } catch (BackendException e) {
-                        refused.add(refuse(unit, e));
+                    } catch (RuntimeException e) {
+                        refused.add(refuse(unit, refusal(e)));
                     }
                 }
             }
@@ -210,12 +215,31 @@ public final class BatchQueue implements AutoCloseable {
                 }
             }
             events.addAll(0, window); // still waiting for a refused or delayed part
+            inFlight = false;
             // A refused change that a newer one undid has nothing left to retry.
             failures.keySet().removeIf(unit -> !pending.holds(unit));
             metrics.pendingNetPols.set(pending.policies(this::isDue));
         }
         metrics.numPolicies.set(backend.status().policies());
         return new FlushResult(batch.policyChanges(), batch.delta().size(), whole && refused.isEmpty(), refused);
+    }
+
+    private static BackendException refusal(RuntimeException thrown) {
+        if (thrown instanceof BackendException b) {
+            return b;
+        }
+        LOG.log(System.Logger.Level.ERROR, "backend failed unexpectedly; treated as a refusal", thrown);
+        return new BackendException(thrown.toString(), "", thrown);
+    }
+
+    /** A whole batch landed: its parts are no longer failing (splitting it into parts only if some were). */
+    private void landed(Batch batch) {
+        synchronized (lock) {
+            if (failures.isEmpty()) {
+                return;
+            }
+        }
+        landed(batch.units().stream().map(Batch.Unit::key).toList());
     }
 
     private void landed(Collection<Batch.UnitKey> units) {
@@ -263,7 +287,7 @@ public final class BatchQueue implements AutoCloseable {
     /** Whether nothing waits: every event so far is in the kernel. */
     public boolean idle() {
         synchronized (lock) {
-            return pending.isEmpty() && events.isEmpty();
+            return pending.isEmpty() && events.isEmpty() && !inFlight;
         }
     }
 

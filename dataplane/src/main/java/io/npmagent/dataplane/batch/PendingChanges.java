@@ -84,6 +84,11 @@ final class PendingChanges {
     }
 
     /** Policy changes waiting whose part is due (not waiting out a retry delay). */
+    /** Policies waiting, due or not. */
+    int policyCount() {
+        return policies.size();
+    }
+
     int policies(Predicate<Batch.UnitKey> due) {
         int n = 0;
         for (PolicyKey k : policies.keySet()) {

@@ -30,13 +30,28 @@ public sealed interface PeerSetKey extends Comparable<PeerSetKey> {
      * Pods chosen by labels: {@code podSelector} within one namespace ({@code namespace} set, the
      * policy's own), or within every namespace {@code namespaceSelector} matches ({@code namespace} null).
      * Membership is by identity: a pod is in the set when its identity is.
+     *
+     * <p>A class, not a record, so that it keeps its canonical text: keys are compared and hashed all
+     * the time (sorted deltas, set rows), and building the text anew for each comparison was the
+     * compiler's hottest spot.
      */
-    record SelectorPeers(String namespace, Selector namespaceSelector, Selector podSelector) implements PeerSetKey {
-        public SelectorPeers {
+    final class SelectorPeers implements PeerSetKey {
+        private final String namespace;
+        private final Selector namespaceSelector;
+        private final Selector podSelector;
+        private final String canonical;
+
+        public SelectorPeers(String namespace, Selector namespaceSelector, Selector podSelector) {
             Objects.requireNonNull(podSelector, "podSelector");
             if ((namespace == null) == (namespaceSelector == null)) {
                 throw new IllegalArgumentException("exactly one of namespace and namespaceSelector");
             }
+            this.namespace = namespace;
+            this.namespaceSelector = namespaceSelector;
+            this.podSelector = podSelector;
+            this.canonical = namespace != null
+                    ? "pods:ns=" + namespace.length() + ":" + namespace + ";pods=" + podSelector
+                    : "pods:nsSelector=" + namespaceSelector + ";pods=" + podSelector;
         }
 
         public static SelectorPeers inNamespace(String namespace, Selector podSelector) {
@@ -45,6 +60,18 @@ public sealed interface PeerSetKey extends Comparable<PeerSetKey> {
 
         public static SelectorPeers acrossNamespaces(Selector namespaceSelector, Selector podSelector) {
             return new SelectorPeers(null, namespaceSelector, podSelector);
+        }
+
+        public String namespace() {
+            return namespace;
+        }
+
+        public Selector namespaceSelector() {
+            return namespaceSelector;
+        }
+
+        public Selector podSelector() {
+            return podSelector;
         }
 
         public boolean matches(Identity identity) {
@@ -56,14 +83,23 @@ public sealed interface PeerSetKey extends Comparable<PeerSetKey> {
 
         @Override
         public String canonical() {
-            return namespace != null
-                    ? "pods:ns=" + namespace.length() + ":" + namespace + ";pods=" + podSelector
-                    : "pods:nsSelector=" + namespaceSelector + ";pods=" + podSelector;
+            return canonical;
+        }
+
+        /** The canonical text is unambiguous, so equal texts are equal definitions. */
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof SelectorPeers other && canonical.equals(other.canonical);
+        }
+
+        @Override
+        public int hashCode() {
+            return canonical.hashCode();
         }
 
         @Override
         public String toString() {
-            return canonical();
+            return canonical;
         }
     }
 

@@ -66,6 +66,7 @@ public final class PolicyCompiler {
     private final Map<String, Namespace> namespaces = new HashMap<>();
     private final Map<PodKey, Pod> pods = new HashMap<>();
     private final Map<String, Set<PodKey>> podsByNamespace = new HashMap<>();
+    private final LabelIndex<PodKey> podsByLabel = new LabelIndex<>();
     private final Map<PolicyKey, NormalizedPolicy> policies = new HashMap<>();
     private final Map<String, Set<PolicyKey>> policiesByNamespace = new HashMap<>();
     private final Map<ObjectRef, List<ValidationError>> errors = new TreeMap<>(
@@ -188,12 +189,17 @@ public final class PolicyCompiler {
     // ---- pods -------------------------------------------------------------------------------
 
     private void podChanged(PodKey key, Pod pod) {
+        Pod old = pods.get(key);
+        if (old != null) {
+            podsByLabel.remove(key.namespace(), old.labels(), key);
+        }
         if (pod == null) {
             pods.remove(key);
             Multimaps.remove(podsByNamespace, key.namespace(), key);
         } else {
             pods.put(key, pod);
             Multimaps.add(podsByNamespace, key.namespace(), key);
+            podsByLabel.add(key.namespace(), pod.labels(), key);
         }
         Set<PodKey> affected = updateClaims(key, pod);
         refreshTargets(key);
@@ -302,7 +308,7 @@ public final class PolicyCompiler {
             id = new IdentityId(n);
             identityIds.put(identity, id);
             identityRows.put(id, identity);
-            selectorIndex.addIdentity(identity.namespace(), id);
+            selectorIndex.addIdentity(identity, id);
             for (PeerSetKey.SelectorPeers set : selectorIndex.setsFor(identity.namespace())) {
                 if (set.matches(identity)) {
                     members.add(set, id);
@@ -324,7 +330,7 @@ public final class PolicyCompiler {
             identityPods.remove(id);
             Identity identity = identityRows.get(id);
             identityIds.remove(identity);
-            selectorIndex.removeIdentity(identity.namespace(), id);
+            selectorIndex.removeIdentity(identity, id);
             identityRows.remove(id);
             members.removeIdentity(id);
             usedIds.clear(id.value());
@@ -425,7 +431,7 @@ public final class PolicyCompiler {
 
         Set<PodKey> newTargets = new HashSet<>();
         if (policy != null) {
-            for (PodKey podKey : podsByNamespace.getOrDefault(key.namespace(), Set.of())) {
+            for (PodKey podKey : podsByLabel.candidates(key.namespace(), policy.podSelector())) {
                 Pod pod = pods.get(podKey);
                 if (isLocalEndpoint(pod) && policy.podSelector().matches(pod.labels())) {
                     newTargets.add(podKey);

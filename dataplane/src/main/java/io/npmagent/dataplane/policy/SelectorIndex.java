@@ -1,5 +1,6 @@
 package io.npmagent.dataplane.policy;
 
+import io.npmagent.dataplane.desired.Identity;
 import io.npmagent.dataplane.desired.IdentityId;
 import io.npmagent.dataplane.desired.PeerSetKey.SelectorPeers;
 import java.util.HashMap;
@@ -13,14 +14,15 @@ import java.util.stream.Stream;
  * Narrows the selector matching the compiler does on every new identity and every new set. A set of
  * pods in one namespace (a {@code podSelector}-only peer, the common case) can only hold identities of
  * that namespace, so it is filed under it; only sets with a {@code namespaceSelector} are checked
- * against identities of every namespace. Membership itself is still decided by
+ * against identities of every namespace; and identities are filed by their pod labels too
+ * ({@link LabelIndex}), so a set is asked only about identities carrying its rarest required label.
+ * Membership itself is still decided by
  * {@link SelectorPeers#matches}: this only says which pairs are worth asking about.
  */
 final class SelectorIndex {
     private final Map<String, Set<SelectorPeers>> setsInNamespace = new HashMap<>();
     private final Set<SelectorPeers> setsAcrossNamespaces = new HashSet<>();
-    private final Map<String, Set<IdentityId>> identitiesInNamespace = new HashMap<>();
-    private final Set<IdentityId> identities = new HashSet<>();
+    private final LabelIndex<IdentityId> identities = new LabelIndex<>();
 
     void addSet(SelectorPeers set) {
         if (set.namespace() != null) {
@@ -41,17 +43,12 @@ final class SelectorIndex {
         }
     }
 
-    void addIdentity(String namespace, IdentityId id) {
-        identitiesInNamespace.computeIfAbsent(namespace, k -> new HashSet<>()).add(id);
-        identities.add(id);
+    void addIdentity(Identity identity, IdentityId id) {
+        identities.add(identity.namespace(), identity.podLabels(), id);
     }
 
-    void removeIdentity(String namespace, IdentityId id) {
-        Set<IdentityId> ids = identitiesInNamespace.get(namespace);
-        if (ids != null && ids.remove(id) && ids.isEmpty()) {
-            identitiesInNamespace.remove(namespace);
-        }
-        identities.remove(id);
+    void removeIdentity(Identity identity, IdentityId id) {
+        identities.remove(identity.namespace(), identity.podLabels(), id);
     }
 
     /** The sets an identity of {@code namespace} could be a member of. */
@@ -64,6 +61,6 @@ final class SelectorIndex {
 
     /** The identities that could be members of {@code set}. */
     Set<IdentityId> identitiesFor(SelectorPeers set) {
-        return set.namespace() != null ? identitiesInNamespace.getOrDefault(set.namespace(), Set.of()) : identities;
+        return identities.candidates(set.namespace(), set.podSelector());
     }
 }

@@ -11,7 +11,6 @@ import static io.npmagent.dataplane.model.PolicyFixtures.rule;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.dataplane.backend.Backend;
-import io.npmagent.dataplane.backend.BackendStatus;
 import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.backend.FakeBackend;
 import io.npmagent.dataplane.metrics.Metrics;
@@ -183,34 +182,12 @@ class BatchQueueTest {
         BatchQueue[] q = new BatchQueue[1];
         boolean[] raced = {false};
         // The model thread submits v2 while the flusher is inside the backend with v1.
-        Backend racing = new Backend() {
-            @Override
-            public String name() {
-                return "racing";
+        Backend racing = new InterceptingBackend(backend, batch -> {
+            if (!raced[0] && batch.delta().policies().containsKey(p)) {
+                raced[0] = true;
+                event(q[0], new ClusterEvent.PolicyUpserted(webPolicy("p", 8080)));
             }
-
-            @Override
-            public void apply(Batch batch) {
-                if (!raced[0] && batch.delta().policies().containsKey(p)) {
-                    raced[0] = true;
-                    event(q[0], new ClusterEvent.PolicyUpserted(webPolicy("p", 8080)));
-                }
-                backend.apply(batch);
-            }
-
-            @Override
-            public int reconcile() {
-                return 0;
-            }
-
-            @Override
-            public void uninstall() {}
-
-            @Override
-            public BackendStatus status() {
-                return backend.status();
-            }
-        };
+        });
         q[0] = new BatchQueue(racing, QueueConfig.DEFAULTS, RETRY, clock, scheduler, metrics);
         event(q[0], new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
         q[0].flushNow();
@@ -222,6 +199,39 @@ class BatchQueueTest {
 
         assertThat(backend.lastBatch().delta().policies().get(p).before()).as("v1 never landed").isNull();
         assertThat(backend.state()).isEqualTo(compiler.snapshot());
+    }
+
+    @Test
+    void theQueueIsNotIdleWhileABatchIsInTheBackend() {
+        BatchQueue[] q = new BatchQueue[1];
+        boolean[] idleInside = {true};
+        q[0] = new BatchQueue(new InterceptingBackend(backend, batch -> idleInside[0] = q[0].idle()), QueueConfig.DEFAULTS, RETRY, clock,
+                scheduler, metrics);
+        event(q[0], new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
+        q[0].flushNow();
+        assertThat(idleInside[0]).as("taken out of the queue is not yet in the kernel").isFalse();
+        assertThat(q[0].idle()).isTrue();
+    }
+
+    @Test
+    void whateverABackendThrowsIsARefusalAndNothingIsLost() {
+        boolean[] broken = {true};
+        BatchQueue q = new BatchQueue(new InterceptingBackend(backend, batch -> {
+            if (broken[0]) {
+                throw new IllegalStateException("a bug in a backend");
+            }
+        }), QueueConfig.DEFAULTS, RETRY, clock, scheduler, metrics);
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
+        FlushResult first = q.flushNow();
+        assertThat(first.failures()).as("every part of the batch, tried alone").hasSize(3)
+                .allSatisfy(f -> assertThat(f.error()).contains("a bug in a backend"));
+        assertThat(q.idle()).isFalse();
+
+        broken[0] = false;
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(q.flushNow().landed()).isTrue();
+        assertThat(backend.state()).isEqualTo(compiler.snapshot());
+        assertThat(q.idle()).isTrue();
     }
 
     @Test

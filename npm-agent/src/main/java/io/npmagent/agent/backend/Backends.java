@@ -126,6 +126,17 @@ public final class Backends {
         }
     }
 
+    /**
+     * Whether the tools and kernel features {@code name} needs are here, a bpffs to pin on aside: for
+     * the sandbox and the pipelines, which mount bpffs of their own.
+     */
+    public static boolean supported(String name, CommandRunner runner) {
+        if (name.equals("bpf")) {
+            return Capabilities.probe(Capabilities.DEFAULT_BPFFS).kernelCanEnforce() && runner.available("ip");
+        }
+        return available(name, new Placement(runner, null, Capabilities.DEFAULT_BPFFS));
+    }
+
     /** Whether what {@code name} needs is here: its tools, or for bpf the kernel features and a bpffs. */
     public static boolean available(String name, Placement where) {
         CommandRunner runner = where.runner();

@@ -65,9 +65,8 @@ public final class SandboxLifecycle {
             must(host, "ip", "netns", "exec", node, "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1",
                     "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0");
             mountBpffs(sandbox, host);
-            if (resolved.equals("bpf") && !Backends.available("bpf", Backends.Placement.of(node, sandbox.bpffs()))) {
-                throw new IllegalStateException("the eBPF backend cannot enforce here: "
-                        + String.join(", ", Capabilities.probe(sandbox.bpffs()).missing()));
+            if (resolved.equals("bpf") && !Capabilities.bpffsAt(sandbox.bpffs())) {
+                throw new IllegalStateException("the eBPF backend needs a bpffs, and none could be mounted at " + sandbox.bpffs());
             }
             Path absolute = manifests.toAbsolutePath().normalize();
             sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, 0, Instant.now().toString()));
@@ -89,7 +88,10 @@ public final class SandboxLifecycle {
         if (!Backends.NAMES.contains(backend)) {
             throw new UpFailed("unknown backend \"" + backend + "\" (" + String.join(", ", Backends.NAMES) + ")");
         }
-        if (!backend.equals("auto") && !backend.equals("bpf") && !Backends.available(backend, Backends.Placement.of(null, null))) {
+        if (backend.equals("bpf") && !Backends.supported("bpf", host)) {
+            throw new UpFailed("the eBPF backend cannot enforce here: " + String.join(", ", Capabilities.probe(Capabilities.DEFAULT_BPFFS).missing()));
+        }
+        if (!backend.equals("auto") && !backend.equals("bpf") && !Backends.supported(backend, host)) {
             throw new UpFailed("the tools backend " + backend + " needs are not installed (pipelines/test installs them)");
         }
         return backend;

@@ -101,7 +101,7 @@ public final class DatapathMain implements Callable<Integer> {
         if (!Backends.NAMES.contains(backend)) {
             return Optional.of("not a backend of this build (it has " + String.join(", ", Backends.NAMES) + ")");
         }
-        if (!Backends.available(backend, ProcessRunner.host())) {
+        if (!Backends.supported(backend, ProcessRunner.host())) {
             return Optional.of("not available on this machine (its tools or kernel features are missing)");
         }
         return Optional.empty();

@@ -1,7 +1,6 @@
 package io.npmagent.pipelines.scale;
 
 import io.npmagent.agent.backend.Backends;
-import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.batch.BatchQueue;
 import io.npmagent.dataplane.batch.FlushScheduler;
@@ -19,6 +18,7 @@ import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.npmagent.iptables.exec.CommandResult;
 import io.npmagent.iptables.exec.ProcessRunner;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -44,6 +44,7 @@ public final class Npm640 {
     public static ScaleResult run(String backendName, boolean background, int services) {
         String netns = "npm640-" + ProcessHandle.current().pid() + "-" + backendName.replace("iptables-", "i") + (background ? "b" : "f");
         must(List.of("ip", "netns", "add", netns));
+        Path bpffs = null;
         try {
             ProcessRunner inside = ProcessRunner.inNamespace(netns);
             List<KubeProxyRules.Service> svc = new ArrayList<>();
@@ -55,20 +56,25 @@ public final class Npm640 {
             if (!bg.ok()) {
                 throw new IllegalStateException("cannot install the kube-proxy background: " + bg.errorSummary());
             }
+            if (backendName.equals("bpf")) {
+                bpffs = mountBpffs(netns);
+                podInterfaces(inside, 2 * services);
+            }
 
-            TimingRunner timing = new TimingRunner(inside);
             Metrics metrics = new Metrics(new PrometheusRegistry());
-            Backend backend = Backends.create(backendName, timing, metrics);
+            TimedBackend backend = new TimedBackend(Backends.create(backendName, new Backends.Placement(inside, netns, bpffs), metrics));
             PolicyCompiler compiler = new PolicyCompiler(null);
             FlushScheduler scheduler = FlushScheduler.singleThread("npm640-flush");
             QueueConfig config = background ? QueueConfig.DEFAULTS : QueueConfig.FOREGROUND;
-            try (BatchQueue queue = new BatchQueue(backend, config, RetryPolicy.DEFAULTS, InstantSource.system(), scheduler, metrics)) {
+            try (backend; BatchQueue queue = new BatchQueue(backend, config, RetryPolicy.DEFAULTS, InstantSource.system(), scheduler, metrics)) {
                 compiler.apply(new ClusterEvent.NamespaceUpserted(new Namespace("bench", Map.of())));
                 for (int k = 0; k < 2 * services; k++) {
                     compiler.apply(new ClusterEvent.PodUpserted(Pod.builder("bench", "svc-" + (k / 2) + "-" + (k % 2))
                             .labels(Map.of("app", "svc-" + (k / 2))).ip(podIp(k)).port("http", 80, Protocol.TCP).build()));
                 }
                 backend.apply(new Batch(DesiredDelta.of(compiler.snapshot())));
+                backend.reconcile(); // as in an agent that has been running: its idle-time upkeep done
+                backend.reset();
 
                 List<Double> delays = Collections.synchronizedList(new ArrayList<>());
                 queue.onEnforced(d -> delays.add(d.toNanos() / 1e9));
@@ -89,11 +95,41 @@ public final class Npm640 {
                 List<Double> sorted = new ArrayList<>(delays);
                 Collections.sort(sorted);
                 return new ScaleResult("npm640", backendName, background ? "background" : "foreground", services, total,
-                        timing.longestSeconds(), percentile(sorted, 0.50), percentile(sorted, 0.99),
-                        sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1), timing.writes());
+                        backend.longestSeconds(), percentile(sorted, 0.50), percentile(sorted, 0.99),
+                        sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1), backend.transactions());
             }
         } finally {
             ProcessRunner.host().run(List.of("ip", "netns", "del", netns), "", Duration.ofSeconds(30));
+            if (bpffs != null) {
+                ProcessRunner.host().run(List.of("umount", bpffs.toString()), "", Duration.ofSeconds(30));
+                ProcessRunner.host().run(List.of("rmdir", bpffs.toString()), "", Duration.ofSeconds(30));
+            }
+        }
+    }
+
+    /** A bpffs of the run's own (never the host's /sys/fs/bpf), for the eBPF backend's pins. */
+    private static Path mountBpffs(String netns) {
+        Path dir = Path.of("/run/npm-agent", netns + "-bpffs");
+        must(List.of("mkdir", "-p", dir.toString()));
+        must(List.of("mount", "-t", "bpf", "npm640", dir.toString()));
+        return dir;
+    }
+
+    /**
+     * An interface and a host route for each pod, as a routed CNI leaves them, so the eBPF backend
+     * finds the pods and attaches its programs (in the untimed first batch), as on a node.
+     */
+    private static void podInterfaces(ProcessRunner inside, int pods) {
+        StringBuilder batch = new StringBuilder();
+        for (int k = 0; k < pods; k++) {
+            batch.append("link add pod").append(k).append(" type veth peer name eth").append(k).append('\n');
+            batch.append("link set pod").append(k).append(" up\n");
+            batch.append("link set eth").append(k).append(" up\n");
+            batch.append("route add ").append(podIp(k)).append("/32 dev pod").append(k).append('\n');
+        }
+        CommandResult r = inside.run(List.of("ip", "-batch", "-"), batch.toString(), Duration.ofMinutes(5));
+        if (!r.ok()) {
+            throw new IllegalStateException("cannot create the pods' interfaces: " + r.errorSummary());
         }
     }
 

@@ -1,0 +1,65 @@
+package io.npmagent.bpf;
+
+import io.npmagent.bpf.model.Rendered;
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.dataplane.model.PodKey;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Which interface each local pod is behind, kept between batches: the node's links and routes are read
+ * (a few {@code ip} processes, costly on a node with many interfaces) only for pods not placed yet or
+ * whose addresses changed, and for every pod at a rescan (the first batch, each reconcile), which also
+ * catches a pod that came back on a new interface with its old address.
+ */
+final class PodInterfaces {
+    private record Placed(List<IpAddress> ips, int ifindex) {}
+
+    private final InterfaceResolver resolver;
+    private final Map<PodKey, Placed> placed = new HashMap<>();
+    private Set<IpAddress> nodeAddresses = Set.of();
+    private boolean scanned;
+
+    PodInterfaces(InterfaceResolver resolver) {
+        this.resolver = resolver;
+    }
+
+    /** The interface of each pod of {@code endpoints} that has one; {@code rescan} looks every pod up again. */
+    Map<PodKey, Integer> place(Map<PodKey, Rendered.Endpoint> endpoints, boolean rescan) {
+        placed.keySet().retainAll(endpoints.keySet());
+        List<PodKey> look = new ArrayList<>();
+        endpoints.forEach((pod, ep) -> {
+            Placed p = placed.get(pod);
+            if (rescan || !scanned || p == null || !p.ips().equals(ep.ips())) {
+                look.add(pod);
+            }
+        });
+        if (!look.isEmpty() || !scanned) {
+            List<IpAddress> ips = new ArrayList<>();
+            look.forEach(pod -> ips.addAll(endpoints.get(pod).ips()));
+            Map<IpAddress, Integer> found = resolver.resolve(ips);
+            nodeAddresses = resolver.nodeAddresses();
+            for (PodKey pod : look) {
+                List<IpAddress> podIps = endpoints.get(pod).ips();
+                Integer ifindex = podIps.stream().map(found::get).filter(i -> i != null).findFirst().orElse(null);
+                if (ifindex == null) {
+                    placed.remove(pod);
+                } else {
+                    placed.put(pod, new Placed(podIps, ifindex));
+                }
+            }
+            scanned = true;
+        }
+        Map<PodKey, Integer> out = new HashMap<>();
+        placed.forEach((pod, p) -> out.put(pod, p.ifindex()));
+        return out;
+    }
+
+    /** The node's own addresses as of the last lookup. */
+    Set<IpAddress> nodeAddresses() {
+        return nodeAddresses;
+    }
+}
