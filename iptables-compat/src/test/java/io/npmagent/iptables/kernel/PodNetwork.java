@@ -140,6 +140,11 @@ public final class PodNetwork implements AutoCloseable {
         return node;
     }
 
+    /** The network namespace of pod {@code name}. */
+    public Netns pod(String name) {
+        return pods.get(name);
+    }
+
     /** Tries every ordered pair of pods on both families, in parallel; true where TCP connected. */
     public Map<Pair, Boolean> probeAll() {
         List<Pair> pairs = new ArrayList<>();

@@ -1,0 +1,215 @@
+package io.npmagent.agent.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.npmagent.agent.source.manifest.ManifestDirectory;
+import io.npmagent.bpf.libbpf.NetnsThread;
+import io.npmagent.iptables.kernel.KernelTestSupport;
+import io.npmagent.iptables.kernel.PodNetwork;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The agent process killed with SIGKILL in the middle of a batch, three times: an established
+ * connection keeps working throughout, enforcement stays (an allowed pair connects, a denied one does
+ * not) while no agent runs, and each restarted agent adopts the pinned state and converges to the
+ * directory, as {@code npm-agent run} with the eBPF backend.
+ */
+class AgentRestartKernelTest {
+    private static final int ECHO_PORT = 7000;
+    private static final int EXTRA_POLICIES = 1000;
+
+    @TempDir
+    Path tmp;
+    private PodNetwork net;
+    private Path bpffs;
+    private Process agent;
+    private ServerSocket echoServer;
+    private final List<Socket> sockets = new ArrayList<>();
+
+    @AfterEach
+    void teardown() throws IOException {
+        if (agent != null) {
+            agent.destroyForcibly();
+        }
+        for (Socket s : sockets) {
+            s.close();
+        }
+        if (echoServer != null) {
+            echoServer.close();
+        }
+        if (net != null) {
+            net.close();
+        }
+        if (bpffs != null) {
+            KernelTestSupport.must(List.of("umount", bpffs.toString()));
+        }
+    }
+
+    @Test
+    void establishedConnectionsSurviveSigkillMidBatchAndTheRestartedAgentConverges() throws Exception {
+        KernelTestSupport.require("ip", "python3", "mount", "umount");
+        net = PodNetwork.create("a", "b", "c");
+        bpffs = Files.createDirectories(tmp.resolve("bpffs"));
+        KernelTestSupport.must(List.of("mount", "-t", "bpf", "bpf", bpffs.toString()));
+        Path manifests = Files.createDirectories(tmp.resolve("manifests"));
+        Path state = Files.createDirectories(tmp.resolve("state"));
+        Files.writeString(manifests.resolve("cluster.yaml"), cluster());
+
+        agent = startAgent(manifests, state);
+        awaitConverged(state, manifests, 1);
+        assertThat(net.connects("a", "b", false)).isTrue();
+        assertThat(net.connects("c", "b", false)).as("b admits a only").isFalse();
+
+        Socket established = openEchoConnection();
+        assertThat(echo(established, "before")).isEqualTo("before");
+
+        int killedMidBatch = 0;
+        for (int round = 0; round < 3; round++) {
+            // A big change (a thousand policies more, or gone again): the agent reads it, then dies while
+            // the batch is in flight.
+            Files.writeString(manifests.resolve("extra.yaml"), round % 2 == 0 ? extraPolicies() : "");
+            String target = ManifestDirectory.hash(manifests);
+            awaitSeen(state, target);
+            agent.toHandle().destroyForcibly(); // SIGKILL
+            agent.waitFor();
+            AgentStatus atKill = AgentStatus.read(state);
+            if (!atKill.appliedHash().equals(target)) {
+                killedMidBatch++;
+            }
+
+            assertThat(echo(established, "while dead " + round)).as("the established connection, no agent running")
+                    .isEqualTo("while dead " + round);
+            assertThat(net.connects("a", "b", false)).as("allowed while no agent runs").isTrue();
+            assertThat(net.connects("c", "b", false)).as("denied while no agent runs").isFalse();
+
+            agent = startAgent(manifests, state);
+            awaitConverged(state, manifests, 1 + (round % 2 == 0 ? EXTRA_POLICIES : 0));
+            assertThat(echo(established, "after " + round)).isEqualTo("after " + round);
+            assertThat(net.connects("a", "b", false)).as("allowed after the restart").isTrue();
+            assertThat(net.connects("a", "b", true)).isTrue();
+            assertThat(net.connects("c", "b", false)).as("denied after the restart").isFalse();
+            assertThat(net.connects("b", "c", false)).as("c is not isolated").isTrue();
+        }
+        assertThat(killedMidBatch).as("kills that came after the agent read a change and before it reported it applied")
+                .isGreaterThanOrEqualTo(2);
+    }
+
+    private String cluster() {
+        StringBuilder y = new StringBuilder("apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n");
+        for (String p : List.of("a", "b", "c")) {
+            y.append("---\napiVersion: v1\nkind: Pod\nmetadata: {name: ").append(p).append(", namespace: x, labels: {app: ").append(p)
+                    .append("}}\nspec: {containers: [{name: c, image: i}]}\nstatus: {podIP: ").append(net.address(p, false))
+                    .append(", podIPs: [{ip: ").append(net.address(p, false)).append("}, {ip: \"").append(net.address(p, true))
+                    .append("\"}]}\n");
+        }
+        y.append("---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: b-in, namespace: x}\n")
+                .append("spec: {podSelector: {matchLabels: {app: b}}, ingress: [{from: [{podSelector: {matchLabels: {app: a}}}], ")
+                .append("ports: [{port: ").append(PodNetwork.PORT).append("}, {port: ").append(ECHO_PORT).append("}]}]}\n");
+        return y.toString();
+    }
+
+    /** Policies that all select b and admit pods no one runs: more work, the same verdicts. */
+    private static String extraPolicies() {
+        StringBuilder y = new StringBuilder();
+        for (int i = 0; i < EXTRA_POLICIES; i++) {
+            y.append("---\napiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: extra-").append(i)
+                    .append(", namespace: x}\nspec: {podSelector: {matchLabels: {app: b}}, ingress: [{from: [{podSelector: ")
+                    .append("{matchLabels: {app: z").append(i).append("}}}], ports: [{port: ").append(1000 + i).append("}]}]}\n");
+        }
+        return y.toString();
+    }
+
+    private Process startAgent(Path manifests, Path state) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "run",
+                "--manifests", manifests.toString(), "--backend", "bpf", "--netns", net.node().name(), "--bpffs", bpffs.toString(),
+                "--state-dir", state.toString(), "--poll-ms", "50")
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(tmp.resolve("agent.log").toFile()))
+                .start();
+    }
+
+    private void awaitSeen(Path state, String hash) throws Exception {
+        await(() -> {
+            AgentStatus s = AgentStatus.read(state);
+            return s != null && s.seenHash().equals(hash);
+        }, "the agent to read generation " + hash);
+    }
+
+    private void awaitConverged(Path state, Path manifests, int policies) throws Exception {
+        String hash = ManifestDirectory.hash(manifests);
+        await(() -> {
+            AgentStatus s = AgentStatus.read(state);
+            return s != null && s.appliedHash().equals(hash) && s.policies() == policies && s.failures().isEmpty();
+        }, "the agent to converge to " + hash + " with " + policies + " policies");
+    }
+
+    private void await(Check check, String what) throws Exception {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+        while (!check.ok()) {
+            if (!agent.isAlive() || Instant.now().isAfter(deadline)) {
+                throw new AssertionError("gave up waiting for " + what + (agent.isAlive() ? "" : " (the agent exited)") + "\n"
+                        + Files.readString(tmp.resolve("agent.log")));
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private interface Check {
+        boolean ok() throws IOException;
+    }
+
+    /** A TCP connection from a to an echo server in b, opened in their namespaces, used from here. */
+    private Socket openEchoConnection() throws Exception {
+        InetAddress b = InetAddress.getByName(net.address("b", false).toString());
+        try (NetnsThread inB = NetnsThread.enter(net.pod("b").name())) {
+            echoServer = inB.call(() -> new ServerSocket(ECHO_PORT, 10, InetAddress.getByName("0.0.0.0")));
+        }
+        Thread server = new Thread(() -> {
+            try (Socket s = echoServer.accept()) {
+                BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+                PrintWriter out = new PrintWriter(s.getOutputStream(), true, StandardCharsets.UTF_8);
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                    out.println(line);
+                }
+            } catch (IOException closed) {
+                // the test is over
+            }
+        }, "echo-in-b");
+        server.setDaemon(true);
+        server.start();
+        try (NetnsThread inA = NetnsThread.enter(net.pod("a").name())) {
+            Socket s = inA.call(() -> {
+                Socket c = new Socket();
+                c.connect(new InetSocketAddress(b, ECHO_PORT), 2000);
+                c.setSoTimeout(2000);
+                return c;
+            });
+            sockets.add(s);
+            return s;
+        }
+    }
+
+    private static String echo(Socket s, String line) throws IOException {
+        PrintWriter out = new PrintWriter(s.getOutputStream(), true, StandardCharsets.UTF_8);
+        out.println(line);
+        return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8)).readLine();
+    }
+}
