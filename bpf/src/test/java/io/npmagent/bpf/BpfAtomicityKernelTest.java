@@ -29,7 +29,6 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.HashSet;
@@ -42,7 +41,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * No packet sees half an update: probes run across pods while 1,000 policy updates stream in, each
@@ -55,9 +54,8 @@ import org.junit.jupiter.api.io.TempDir;
 class BpfAtomicityKernelTest {
     private static final int UPDATES = 1000;
 
-    @TempDir
-    Path tmp;
-    private BpfFs fs;
+    @RegisterExtension
+    final BpfFs fs = new BpfFs();
     private PodNetwork net;
     private BpfBackend backend;
 
@@ -68,9 +66,6 @@ class BpfAtomicityKernelTest {
         }
         if (net != null) {
             net.close();
-        }
-        if (fs != null) {
-            fs.close();
         }
     }
 
@@ -105,7 +100,6 @@ class BpfAtomicityKernelTest {
     @Test
     void everyProbeSeesTheStateBeforeOrAfterTheUpdateInFlight() throws Exception {
         KernelTestSupport.require("ip", "python3");
-        fs = BpfFs.mount(tmp);
         net = PodNetwork.create("a", "b", "c", "d");
         backend = new BpfBackend(fs.root().resolve("npm"), net.node().name(), net.node().runner(), new Metrics(new PrometheusRegistry()));
         PolicyCompiler compiler = new PolicyCompiler(null);

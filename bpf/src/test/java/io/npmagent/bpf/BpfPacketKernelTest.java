@@ -7,26 +7,23 @@ import io.npmagent.iptables.kernel.KernelTestSupport;
 import io.npmagent.iptables.kernel.PacketScenarios;
 import io.npmagent.iptables.kernel.PodNetwork;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Real packets through the eBPF backend: the stories every backend is told ({@link PacketScenarios}). */
 class BpfPacketKernelTest {
-    @TempDir
-    Path tmp;
-    private BpfFs fs;
+    @RegisterExtension
+    final BpfFs fs = new BpfFs();
     private PodNetwork net;
     private final List<Backend> started = new ArrayList<>();
 
     @BeforeEach
     void network() {
         KernelTestSupport.require("ip", "python3");
-        fs = BpfFs.mount(tmp);
         net = PodNetwork.create("a", "b", "c");
     }
 
@@ -35,9 +32,6 @@ class BpfPacketKernelTest {
         started.forEach(Backend::close);
         if (net != null) {
             net.close();
-        }
-        if (fs != null) {
-            fs.close();
         }
     }
 

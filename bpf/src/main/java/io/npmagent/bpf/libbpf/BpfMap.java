@@ -80,16 +80,7 @@ public final class BpfMap implements AutoCloseable {
      * libbpf's full name where known; the kernel keeps only 15 characters.
      */
     static BpfMap adopt(int fd, String name, String object) {
-        try {
-            FdKind.require(fd, FdKind.MAP, object);
-            byte[] info = new byte[Layouts.MAP_INFO_SIZE];
-            IntByReference len = new IntByReference(info.length);
-            LibBpfNative.check(LibBpfNative.lib().bpf_obj_get_info_by_fd(fd, info, len), "bpf_obj_get_info_by_fd", object);
-            return new BpfMap(fd, name, info);
-        } catch (RuntimeException e) {
-            LibC.closeQuietly(fd);
-            throw e;
-        }
+        return new BpfMap(fd, name, FdKind.info(fd, FdKind.MAP, Layouts.MAP_INFO_SIZE, object));
     }
 
     /** Opens a map pinned on bpffs (another process's, or ours from before a restart). */

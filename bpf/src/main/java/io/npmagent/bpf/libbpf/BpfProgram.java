@@ -7,7 +7,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import jnr.ffi.Pointer;
-import jnr.ffi.byref.IntByReference;
 
 /**
  * One loaded BPF program, by file descriptor: what {@link Tc} attaches, and what tests run on crafted
@@ -52,16 +51,7 @@ public final class BpfProgram implements AutoCloseable {
 
     /** Wraps a descriptor this handle will own. */
     static BpfProgram adopt(int fd, String name, String object) {
-        try {
-            FdKind.require(fd, FdKind.PROG, object);
-            byte[] info = new byte[Layouts.PROG_INFO_SIZE];
-            IntByReference len = new IntByReference(info.length);
-            LibBpfNative.check(LibBpfNative.lib().bpf_obj_get_info_by_fd(fd, info, len), "bpf_obj_get_info_by_fd", object);
-            return new BpfProgram(fd, name, info);
-        } catch (RuntimeException e) {
-            LibC.closeQuietly(fd);
-            throw e;
-        }
+        return new BpfProgram(fd, name, FdKind.info(fd, FdKind.PROG, Layouts.PROG_INFO_SIZE, object));
     }
 
     /** Opens a program pinned on bpffs. */

@@ -3,6 +3,7 @@ package io.npmagent.bpf.libbpf;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import jnr.ffi.byref.IntByReference;
 
 /**
  * What kind of BPF object a descriptor refers to, from its anonymous inode's name in /proc/self/fd
@@ -26,6 +27,23 @@ final class FdKind {
         if (!actual.equals("anon_inode:" + kind)) {
             throw new BpfException("bpf_obj_get_info_by_fd", object, Errno.EINVAL,
                     "is " + actual.replace("anon_inode:", "") + ", not " + kind);
+        }
+    }
+
+    /**
+     * The kernel's info struct ({@code size} bytes) for a descriptor that must be of {@code kind}; on
+     * any failure the descriptor, which the caller was handing over, is closed.
+     */
+    static byte[] info(int fd, String kind, int size, String object) {
+        try {
+            require(fd, kind, object);
+            byte[] info = new byte[size];
+            IntByReference len = new IntByReference(info.length);
+            LibBpfNative.check(LibBpfNative.lib().bpf_obj_get_info_by_fd(fd, info, len), "bpf_obj_get_info_by_fd", object);
+            return info;
+        } catch (RuntimeException e) {
+            LibC.closeQuietly(fd);
+            throw e;
         }
     }
 }

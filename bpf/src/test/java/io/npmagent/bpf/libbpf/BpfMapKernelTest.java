@@ -12,7 +12,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -21,21 +21,18 @@ import org.junit.jupiter.params.provider.ValueSource;
  * twice: through the kernel's batch commands and through the per-element fallback, which must agree.
  */
 class BpfMapKernelTest {
-    @TempDir
-    Path tmp;
-    BpfFs fs;
+    @RegisterExtension
+    final BpfFs fs = new BpfFs();
     BpfObject object;
 
     @BeforeEach
     void load() {
-        fs = BpfFs.mount(tmp);
         object = TcPod.load(fs.root());
     }
 
     @AfterEach
     void unload() {
         object.close();
-        fs.close();
     }
 
     private static final int EP = 7;

@@ -10,28 +10,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Loading tc_pod.o, pinning its maps by name, and adopting them again as a restarted agent does. */
 class BpfObjectKernelTest {
     private static final List<String> PINNED = List.of("npm_state", "npm_endpoints", "npm_ipcache", "npm_policy", "npm_ct", "npm_drops");
 
-    @TempDir
-    Path tmp;
-    BpfFs fs;
-
-    @BeforeEach
-    void mount() {
-        fs = BpfFs.mount(tmp);
-    }
-
-    @AfterEach
-    void unmount() {
-        fs.close();
-    }
+    @RegisterExtension
+    final BpfFs fs = new BpfFs();
 
     @Test
     void loadPinsEveryMapByNameUnderThePinRoot() throws IOException {
@@ -120,9 +107,9 @@ class BpfObjectKernelTest {
 
     @Test
     void aPinRootOffBpffsIsRefusedNamingThePath() {
-        assertThatThrownBy(() -> BpfObject.open(TcPod.ELF, "tc_pod", tmp))
+        assertThatThrownBy(() -> BpfObject.open(TcPod.ELF, "tc_pod", fs.root().getParent()))
                 .isInstanceOf(BpfException.class)
-                .hasMessageContaining(tmp.toString())
+                .hasMessageContaining(fs.root().getParent().toString())
                 .hasMessageContaining("bpffs");
     }
 
@@ -148,7 +135,7 @@ class BpfObjectKernelTest {
 
     @Test
     void aProgramTheVerifierRefusesFailsToLoadWithTheVerifiersWords() {
-        byte[] elf = Clang.bpfObject(Clang.resource("rejected.c", tmp));
+        byte[] elf = Clang.bpfObject(Clang.resource("rejected.c", fs.root().getParent()));
         try (BpfObject object = BpfObject.open(elf, "rejected", fs.root())) {
             assertThatThrownBy(object::load).isInstanceOfSatisfying(BpfException.class, e -> {
                 assertThat(e.operation()).isEqualTo("bpf_object__load");

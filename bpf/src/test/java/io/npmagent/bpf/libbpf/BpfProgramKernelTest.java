@@ -8,11 +8,10 @@ import io.npmagent.bpf.testing.BpfFs;
 import io.npmagent.bpf.testing.Frames;
 import io.npmagent.iptables.kernel.KernelTestSupport;
 import io.npmagent.iptables.kernel.Netns;
-import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The test-run harness (BPF_PROG_TEST_RUN) on tc_pod.o's programs: crafted frames in, verdicts out.
@@ -21,21 +20,18 @@ import org.junit.jupiter.api.io.TempDir;
 class BpfProgramKernelTest {
     private static final int EP = 9;
 
-    @TempDir
-    Path tmp;
-    BpfFs fs;
+    @RegisterExtension
+    final BpfFs fs = new BpfFs();
     BpfObject object;
 
     @BeforeEach
     void load() {
-        fs = BpfFs.mount(tmp);
         object = TcPod.load(fs.root());
     }
 
     @AfterEach
     void unload() {
         object.close();
-        fs.close();
     }
 
     @Test

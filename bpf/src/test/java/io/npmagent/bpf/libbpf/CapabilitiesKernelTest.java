@@ -3,27 +3,13 @@ package io.npmagent.bpf.libbpf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.bpf.testing.BpfFs;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The probe on this machine: a kernel that has everything tc_pod.o needs, with libbpf 1.1. */
 class CapabilitiesKernelTest {
-    @TempDir
-    Path tmp;
-    BpfFs fs;
-
-    @BeforeEach
-    void mount() {
-        fs = BpfFs.mount(tmp);
-    }
-
-    @AfterEach
-    void unmount() {
-        fs.close();
-    }
+    @RegisterExtension
+    final BpfFs fs = new BpfFs();
 
     @Test
     void thisHostCanEnforceWithAPrivateBpffs() {
@@ -61,12 +47,12 @@ class CapabilitiesKernelTest {
 
     @Test
     void withoutBpffsAtThePinRootItCannotEnforceAndSaysWhy() {
-        Capabilities caps = Capabilities.probe(tmp);
+        Capabilities caps = Capabilities.probe(fs.root().getParent());
         assertThat(caps.bpffs()).isFalse();
         assertThat(caps.canEnforce()).isFalse();
-        assertThat(caps.missing()).containsExactly("bpffs mounted at " + tmp);
-        assertThat(caps.describe()).contains("cannot enforce, missing: bpffs mounted at " + tmp);
+        assertThat(caps.missing()).containsExactly("bpffs mounted at " + fs.root().getParent());
+        assertThat(caps.describe()).contains("cannot enforce, missing: bpffs mounted at " + fs.root().getParent());
         assertThat(Capabilities.bpffsAt(fs.root())).isTrue();
-        assertThat(Capabilities.bpffsAt(tmp.resolve("nope"))).isFalse();
+        assertThat(Capabilities.bpffsAt(fs.root().getParent().resolve("nope"))).isFalse();
     }
 }

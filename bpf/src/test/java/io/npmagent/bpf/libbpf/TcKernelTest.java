@@ -7,21 +7,19 @@ import io.npmagent.bpf.testing.Links;
 import io.npmagent.bpf.testing.BpfFs;
 import io.npmagent.iptables.kernel.KernelTestSupport;
 import io.npmagent.iptables.kernel.Netns;
-import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Our filter on a veth in a fresh namespace, driven from a {@link NetnsThread} as a backend enforcing
  * in a sandbox's node namespace does; {@code tc filter show} is the kernel's independent account.
  */
 class TcKernelTest {
-    @TempDir
-    Path tmp;
-    BpfFs fs;
+    @RegisterExtension
+    final BpfFs fs = new BpfFs();
     Netns ns;
     NetnsThread inside;
     int ifindex;
@@ -29,7 +27,6 @@ class TcKernelTest {
     @BeforeEach
     void setUp() {
         KernelTestSupport.require("mount", "ip", "tc");
-        fs = BpfFs.mount(tmp);
         ns = Netns.create("tc");
         inside = NetnsThread.enter(ns.name());
         ifindex = Links.veth(ns, "v0", "v1");
@@ -39,7 +36,6 @@ class TcKernelTest {
     void tearDown() {
         inside.close();
         ns.close();
-        fs.close();
     }
 
     @Test
