@@ -28,13 +28,13 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -84,11 +84,25 @@ public final class BpfBackend implements Backend {
 
     /** What the kernel holds, per copy of the state: read back at start and after a refusal, then kept. */
     private final Copy[] copies = {new Copy(), new Copy()};
+    /** Per copy, the keys that may differ from what is wanted since the copy was last written. */
+    private final Journal[] journals = {new Journal(), new Journal()};
     private int active;
     private boolean readBack;
+    /** Whether a converge has run: the first redoes everything. */
+    private boolean primed;
+
+    // What every versioned map should hold, in no copy in particular, kept from render to render.
+    private final Map<Integer, EndpointMap.Value> wantEndpoints = new HashMap<>();
+    private final Map<Cidr, Integer> wantIpcache = new HashMap<>();
+    private Set<PolicyEntry> wantPolicy = Set.of();
+    private Set<IpAddress> nodeAddresses = Set.of();
+    /** Placed local pods by interface and back. */
+    private final Map<Integer, PodKey> podOfInterface = new HashMap<>();
+    private final Map<PodKey, Integer> interfaceOfPod = new HashMap<>();
+
     /** Interfaces this run attached its programs to, and the pod behind each. */
     private final Map<Integer, PodKey> attached = new HashMap<>();
-    /** Local pods whose interface the last converge did not find: not enforced by us yet. */
+    /** Local pods whose interface was not found: not enforced by us yet. */
     private final Set<PodKey> unplaced = new HashSet<>();
     private volatile Map<Integer, PodKey> podByEndpoint = Map.of();
 
@@ -98,16 +112,35 @@ public final class BpfBackend implements Backend {
         final Map<Cidr, Integer> ipcache = new HashMap<>();
         /** Entry to its value (always 1: the number of rules is not kept). */
         final Map<PolicyEntry, Integer> policy = new HashMap<>();
-
-        boolean holds(Wanted w) {
-            return endpoints.equals(w.endpoints()) && ipcache.equals(w.ipcache()) && policy.equals(w.policy());
-        }
     }
 
-    /** What every versioned map should hold, in no copy in particular: the last converge's render. */
-    private record Wanted(Map<Integer, EndpointMap.Value> endpoints, Map<Cidr, Integer> ipcache, Map<PolicyEntry, Integer> policy) {}
+    /**
+     * The keys of one copy that may differ from what is wanted: those a render changed since the copy
+     * was last written, or {@code all} after a read-back or a full render. A batch compares and writes
+     * only these, not the whole state.
+     */
+    private static final class Journal {
+        boolean all = true;
+        final Set<Integer> endpoints = new HashSet<>();
+        final Set<Cidr> ipcache = new HashSet<>();
+        final Set<PolicyEntry> policy = new HashSet<>();
 
-    private Wanted wanted = new Wanted(Map.of(), Map.of(), Map.of());
+        void everything() {
+            clear();
+            all = true;
+        }
+
+        void clear() {
+            all = false;
+            endpoints.clear();
+            ipcache.clear();
+            policy.clear();
+        }
+
+        boolean isEmpty() {
+            return !all && endpoints.isEmpty() && ipcache.isEmpty() && policy.isEmpty();
+        }
+    }
 
     /**
      * Loads the programs and adopts or creates the pinned maps.
@@ -181,7 +214,7 @@ public final class BpfBackend implements Backend {
         readBack();
         int repaired = converge(true);
         // Idle time: the copy packets do not read catches up, so the next batch writes only its own change.
-        write(1 - active, wanted);
+        write(1 - active);
         for (Map.Entry<Integer, PodKey> e : new ArrayList<>(attached.entrySet())) {
             if (!ours(e.getKey())) {
                 LOG.log(System.Logger.Level.WARNING, "bpf: the programs on interface {0} ({1}) were replaced or removed; attaching again",
@@ -252,67 +285,103 @@ public final class BpfBackend implements Backend {
     // ---- converging -------------------------------------------------------------------------------
 
     /**
-     * Renders; if the copy packets read differs, writes the inactive copy, flips, catches up the other.
+     * Renders; if the copy packets read differs from it, writes the other copy and flips.
      * {@code rescan}: look every pod's interface up again, not only new pods'.
      */
     private int converge(boolean rescan) {
         Rendered r = model.render();
-        Map<PodKey, Integer> found = podInterfaces.place(r.endpoints(), rescan);
-        Map<Integer, EndpointMap.Value> wantEndpoints = new HashMap<>();
-        Map<Integer, PodKey> pods = new TreeMap<>();
-        unplaced.clear();
-        r.endpoints().forEach((pod, ep) -> {
-            Integer ifindex = found.get(pod);
-            if (ifindex == null) {
-                unplaced.add(pod);
-            } else {
-                wantEndpoints.put(ifindex, new EndpointMap.Value(ep.id(), ep.ingressIsolated(), ep.egressIsolated()));
-                pods.put(ifindex, pod);
+        Rendered.Changes changes = r.changes();
+        boolean everything = changes.all() || rescan || !primed;
+        primed = true;
+        wantPolicy = r.policy();
+
+        // Interfaces of the pods that changed and of those not found yet (all, when everything is redone).
+        Set<PodKey> candidates = new HashSet<>(everything ? r.endpoints().keySet() : changes.pods());
+        candidates.addAll(unplaced);
+        if (everything) {
+            candidates.addAll(interfaceOfPod.keySet());
+        }
+        Map<PodKey, Integer> found = podInterfaces.place(r.endpoints(), candidates, rescan || changes.all());
+        Set<Integer> touchedInterfaces = new HashSet<>();
+        for (PodKey pod : candidates) { // first every old place, so an interface a pod leaves can take another
+            Integer old = interfaceOfPod.remove(pod);
+            if (old != null) {
+                podOfInterface.remove(old);
+                wantEndpoints.remove(old);
+                touchedInterfaces.add(old);
             }
-        });
-        if (!unplaced.isEmpty()) {
+        }
+        for (PodKey pod : candidates) {
+            Rendered.Endpoint ep = r.endpoints().get(pod);
+            Integer ifindex = found.get(pod);
+            unplaced.remove(pod);
+            if (ep != null && ifindex == null) {
+                unplaced.add(pod);
+            } else if (ep != null) {
+                interfaceOfPod.put(pod, ifindex);
+                podOfInterface.put(ifindex, pod);
+                wantEndpoints.put(ifindex, new EndpointMap.Value(ep.id(), ep.ingressIsolated(), ep.egressIsolated()));
+                touchedInterfaces.add(ifindex);
+            }
+        }
+        if (!unplaced.isEmpty() && !candidates.isEmpty()) {
             LOG.log(System.Logger.Level.INFO, "bpf: no interface found yet for {0} local pods (first: {1}); looked for again at the next batch",
                     unplaced.size(), unplaced.iterator().next());
         }
-        Map<PolicyEntry, Integer> wantPolicy = new HashMap<>();
-        r.policy().forEach(e -> wantPolicy.put(e, 1));
-        Map<Cidr, Integer> wantIpcache = new HashMap<>(r.ipcache());
-        for (IpAddress a : podInterfaces.nodeAddresses()) {
-            wantIpcache.put(Cidr.host(a), BpfModel.HOST);
+        Set<IpAddress> node = podInterfaces.nodeAddresses();
+        if (everything || !node.equals(nodeAddresses)) {
+            nodeAddresses = node;
+            wantIpcache.clear();
+            wantIpcache.putAll(r.ipcache());
+            for (IpAddress a : node) {
+                wantIpcache.put(Cidr.host(a), BpfModel.HOST);
+            }
+            everything = true;
         }
 
-        wanted = new Wanted(wantEndpoints, wantIpcache, wantPolicy);
+        for (Journal j : journals) {
+            if (everything) {
+                j.everything();
+            } else if (!j.all) {
+                j.endpoints.addAll(touchedInterfaces);
+                j.policy.addAll(changes.policy());
+            }
+        }
         int written = 0;
-        if (!copies[active].holds(wanted)) {
+        if (differs(active)) {
             // The copy packets do not read is brought up to date (what changed since it was last
             // written: this batch and the one before), then packets switch to it. The other copy is left
             // as it is until the next batch writes it.
             int next = 1 - active;
-            written += write(next, wanted);
+            written += write(next);
             state.update(StateMap.key(), StateMap.value(next));
             active = next;
+        } else {
+            journals[active].clear(); // it holds what is wanted already
         }
-        Map<Integer, Integer> endpointOf = new HashMap<>();
-        wantEndpoints.forEach((ifindex, v) -> endpointOf.put(v.id(), ifindex));
-        attachAndDetach(pods);
-        Map<Integer, PodKey> byEndpoint = new HashMap<>();
-        endpointOf.forEach((id, ifindex) -> byEndpoint.put(id, pods.get(ifindex)));
-        podByEndpoint = byEndpoint;
+        if (everything) {
+            touchedInterfaces.addAll(attached.keySet());
+            touchedInterfaces.addAll(podOfInterface.keySet());
+        }
+        attachAndDetach(touchedInterfaces);
+        if (everything || !touchedInterfaces.isEmpty()) {
+            Map<Integer, PodKey> byEndpoint = new HashMap<>();
+            podOfInterface.forEach((ifindex, pod) -> byEndpoint.put(wantEndpoints.get(ifindex).id(), pod));
+            podByEndpoint = byEndpoint;
+        }
         return written;
     }
 
-    private void attachAndDetach(Map<Integer, PodKey> pods) {
-        for (Map.Entry<Integer, PodKey> e : pods.entrySet()) {
-            if (!attached.containsKey(e.getKey())) {
-                attach(e.getKey(), e.getValue());
-            } else {
-                attached.put(e.getKey(), e.getValue());
-            }
-        }
-        for (int ifindex : new ArrayList<>(attached.keySet())) {
-            if (!pods.containsKey(ifindex)) {
+    /** Attaches our programs to those of {@code interfaces} that carry a pod, and detaches them from the others. */
+    private void attachAndDetach(Set<Integer> interfaces) {
+        for (int ifindex : interfaces) {
+            PodKey pod = podOfInterface.get(ifindex);
+            if (pod != null && !attached.containsKey(ifindex)) {
+                attach(ifindex, pod);
+            } else if (pod != null) {
+                attached.put(ifindex, pod);
+            } else if (attached.remove(ifindex) != null) {
                 netns.run(() -> detach(ifindex));
-                attached.remove(ifindex);
             }
         }
     }
@@ -346,37 +415,82 @@ public final class BpfBackend implements Backend {
                 && Tc.attachedProgramId(ifindex, Tc.Hook.EGRESS) == toPod.id());
     }
 
-    /** Brings copy {@code v} to the wanted contents; returns how many entries it wrote or deleted. */
-    private int write(int v, Wanted want) {
+    /**
+     * Brings copy {@code v} to the wanted contents, looking only at the keys its journal names (all,
+     * after a read-back); returns how many entries it wrote or deleted.
+     */
+    private int write(int v) {
         Copy have = copies[v];
+        Journal j = journals[v];
         int changed = 0;
-        changed += sync(ipcache, IpcacheMap.NAME, have.ipcache, want.ipcache(), k -> new IpcacheMap.Key(v, k).encode(), IpcacheMap::value);
-        changed += sync(policy, PolicyMap.NAME, have.policy, want.policy(), e -> e.key(v).encode(), PolicyMap::value);
-        changed += sync(endpoints, EndpointMap.NAME, have.endpoints, want.endpoints(), k -> new EndpointMap.Key(k, v).encode(),
-                EndpointMap.Value::encode);
+        changed += sync(ipcache, IpcacheMap.NAME, have.ipcache, keys(j.all, have.ipcache.keySet(), wantIpcache.keySet(), j.ipcache),
+                wantIpcache::get, k -> new IpcacheMap.Key(v, k).encode(), IpcacheMap::value);
+        changed += sync(policy, PolicyMap.NAME, have.policy, keys(j.all, have.policy.keySet(), wantPolicy, j.policy),
+                this::wantedRules, e -> e.key(v).encode(), PolicyMap::value);
+        changed += sync(endpoints, EndpointMap.NAME, have.endpoints,
+                keys(j.all, have.endpoints.keySet(), wantEndpoints.keySet(), j.endpoints), wantEndpoints::get,
+                k -> new EndpointMap.Key(k, v).encode(), EndpointMap.Value::encode);
+        j.clear();
         return changed;
     }
 
-    /**
-     * Writes what {@code want} adds or changes, then deletes what it drops, in one batched call each;
-     * {@code have} follows what landed. Returns the entries written or deleted.
-     */
-    private <K, V> int sync(BpfMap map, String name, Map<K, V> have, Map<K, V> want, Function<K, byte[]> key, Function<V, byte[]> value) {
-        List<K> put = new ArrayList<>();
-        want.forEach((k, v) -> {
-            if (!v.equals(have.get(k))) {
-                put.add(k);
+    /** Whether copy {@code v} holds anything other than what is wanted, among the keys its journal names. */
+    private boolean differs(int v) {
+        Copy have = copies[v];
+        Journal j = journals[v];
+        return differs(have.ipcache, keys(j.all, have.ipcache.keySet(), wantIpcache.keySet(), j.ipcache), wantIpcache::get)
+                || differs(have.policy, keys(j.all, have.policy.keySet(), wantPolicy, j.policy), this::wantedRules)
+                || differs(have.endpoints, keys(j.all, have.endpoints.keySet(), wantEndpoints.keySet(), j.endpoints), wantEndpoints::get);
+    }
+
+    private Integer wantedRules(PolicyEntry e) {
+        return wantPolicy.contains(e) ? 1 : null;
+    }
+
+    private static <K> Collection<K> keys(boolean all, Set<K> have, Set<K> want, Set<K> journal) {
+        if (!all) {
+            return journal;
+        }
+        Set<K> out = new HashSet<>(have);
+        out.addAll(want);
+        return out;
+    }
+
+    private static <K, V> boolean differs(Map<K, V> have, Collection<K> keys, Function<K, V> want) {
+        for (K k : keys) {
+            if (!java.util.Objects.equals(want.apply(k), have.get(k))) {
+                return true;
             }
-        });
-        List<K> gone = have.keySet().stream().filter(k -> !want.containsKey(k)).toList();
+        }
+        return false;
+    }
+
+    /**
+     * Writes what is wanted for {@code keys} where it differs from {@code have}: additions and changes
+     * in one batched call, then deletions in another; {@code have} follows what landed. Returns the
+     * entries written or deleted.
+     */
+    private <K, V> int sync(BpfMap map, String name, Map<K, V> have, Collection<K> keys, Function<K, V> want,
+            Function<K, byte[]> key, Function<V, byte[]> value) {
+        List<K> put = new ArrayList<>();
+        List<K> gone = new ArrayList<>();
+        for (K k : keys) {
+            V w = want.apply(k);
+            V h = have.get(k);
+            if (w != null && !w.equals(h)) {
+                put.add(k);
+            } else if (w == null && h != null) {
+                gone.add(k);
+            }
+        }
         if (put.isEmpty() && gone.isEmpty()) {
             return 0;
         }
         long start = System.nanoTime();
         try {
             if (!put.isEmpty()) {
-                map.updateBatch(put.stream().map(key).toList(), put.stream().map(k -> value.apply(want.get(k))).toList());
-                put.forEach(k -> have.put(k, want.get(k)));
+                map.updateBatch(put.stream().map(key).toList(), put.stream().map(k -> value.apply(want.apply(k))).toList());
+                put.forEach(k -> have.put(k, want.apply(k)));
             }
             if (!gone.isEmpty()) {
                 map.deleteBatch(gone.stream().map(key).toList());
@@ -408,6 +522,9 @@ public final class BpfBackend implements Backend {
         for (byte[][] kv : policy.entries()) {
             PolicyMap.Key k = PolicyMap.Key.decode(kv[0]);
             copies[k.version() & 1].policy.put(PolicyEntry.of(k), PolicyMap.rules(kv[1]));
+        }
+        for (Journal j : journals) {
+            j.everything();
         }
         readBack = true;
     }

@@ -27,16 +27,22 @@ final class PodInterfaces {
         this.resolver = resolver;
     }
 
-    /** The interface of each pod of {@code endpoints} that has one; {@code rescan} looks every pod up again. */
-    Map<PodKey, Integer> place(Map<PodKey, Rendered.Endpoint> endpoints, boolean rescan) {
-        placed.keySet().retainAll(endpoints.keySet());
+    /**
+     * The interface of each of {@code pods} that is a local pod of {@code endpoints} and has one (the
+     * others are forgotten); only pods not placed yet, or whose addresses changed, are looked up, or
+     * all of them with {@code rescan}.
+     */
+    Map<PodKey, Integer> place(Map<PodKey, Rendered.Endpoint> endpoints, Set<PodKey> pods, boolean rescan) {
         List<PodKey> look = new ArrayList<>();
-        endpoints.forEach((pod, ep) -> {
+        for (PodKey pod : pods) {
+            Rendered.Endpoint ep = endpoints.get(pod);
             Placed p = placed.get(pod);
-            if (rescan || !scanned || p == null || !p.ips().equals(ep.ips())) {
+            if (ep == null) {
+                placed.remove(pod);
+            } else if (rescan || !scanned || p == null || !p.ips().equals(ep.ips())) {
                 look.add(pod);
             }
-        });
+        }
         if (!look.isEmpty() || !scanned) {
             List<IpAddress> ips = new ArrayList<>();
             look.forEach(pod -> ips.addAll(endpoints.get(pod).ips()));
@@ -54,7 +60,12 @@ final class PodInterfaces {
             scanned = true;
         }
         Map<PodKey, Integer> out = new HashMap<>();
-        placed.forEach((pod, p) -> out.put(pod, p.ifindex()));
+        for (PodKey pod : pods) {
+            Placed p = placed.get(pod);
+            if (p != null) {
+                out.put(pod, p.ifindex());
+            }
+        }
         return out;
     }
 

@@ -14,7 +14,9 @@ import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.dataplane.util.Multimaps;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -63,7 +65,48 @@ public final class BpfModel {
     private int nextClass = POD_CLASS_BASE;
     private int nextAtom = ATOM_BASE;
 
+    // What a pod's entries depend on, to find the pods a policy-only delta changes.
+    private final Map<PolicyKey, Set<PodKey>> podsByPolicy = new HashMap<>();
+    private final Map<PeerSetKey, Set<PolicyKey>> policiesBySet = new HashMap<>();
+
+    // The last render, kept so the next one redoes only what changed.
+    private boolean renderAll = true;
+    private final Set<PodKey> dirtyPods = new HashSet<>();
+    private List<Cidr> atoms = List.of();
+    private Map<Cidr, Integer> ipcache = new LinkedHashMap<>();
+    private Map<IdentityId, Set<Integer>> classesOf = new HashMap<>();
+    private Map<Integer, IdentityId> identityOfClass = new HashMap<>();
+    private Map<Cidr, Set<Integer>> podClassesInAtom = new HashMap<>();
+    private final Map<PodKey, Rendered.Endpoint> endpoints = new LinkedHashMap<>();
+    private final Map<PodKey, Set<PolicyEntry>> entriesByPod = new HashMap<>();
+    private final Set<PolicyEntry> entries = new HashSet<>();
+
+    /**
+     * Takes a delta and notes what the next render must redo: everything when identities, addresses or
+     * ipBlocks change (peer classes move); otherwise, the pods whose rows, policies or peer sets changed.
+     */
     public void apply(DesiredDelta d) {
+        if (!d.identities().isEmpty() || !d.addresses().isEmpty()
+                || d.peerSets().keySet().stream().anyMatch(k -> k instanceof PeerSetKey.CidrPeers)) {
+            renderAll = true;
+        }
+        d.pods().forEach((k, c) -> {
+            index(podsByPolicy, c.before(), k, false);
+            index(podsByPolicy, c.after(), k, true);
+            dirtyPods.add(k);
+        });
+        d.policies().forEach((k, c) -> {
+            if (c.before() != null) {
+                c.before().peerSets().forEach(set -> Multimaps.remove(policiesBySet, set, k));
+            }
+            if (c.after() != null) {
+                c.after().peerSets().forEach(set -> Multimaps.add(policiesBySet, set, k));
+            }
+            dirtyPods.addAll(podsByPolicy.getOrDefault(k, Set.of()));
+        });
+        d.members().keySet().forEach(m -> dirtyPodsOf(m.set()));
+        d.peerSets().keySet().forEach(this::dirtyPodsOf);
+
         d.identities().forEach((k, c) -> put(identities, k, c.after()));
         d.addresses().forEach((k, c) -> put(addresses, k, c.after()));
         d.peerSets().forEach((k, present) -> {
@@ -87,6 +130,27 @@ public final class BpfModel {
         d.pods().forEach((k, c) -> put(pods, k, c.after()));
     }
 
+    private static void index(Map<PolicyKey, Set<PodKey>> podsByPolicy, LocalPod row, PodKey pod, boolean add) {
+        if (row == null) {
+            return;
+        }
+        for (Direction d : Direction.values()) {
+            for (PolicyKey pk : row.policies(d)) {
+                if (add) {
+                    Multimaps.add(podsByPolicy, pk, pod);
+                } else {
+                    Multimaps.remove(podsByPolicy, pk, pod);
+                }
+            }
+        }
+    }
+
+    private void dirtyPodsOf(PeerSetKey set) {
+        for (PolicyKey pk : policiesBySet.getOrDefault(set, Set.of())) {
+            dirtyPods.addAll(podsByPolicy.getOrDefault(pk, Set.of()));
+        }
+    }
+
     /** The rows as a snapshot, for tests. */
     public DesiredState state() {
         Map<PeerSetKey, SortedSet<IdentityId>> s = new HashMap<>();
@@ -103,12 +167,41 @@ public final class BpfModel {
         }
     }
 
+    /**
+     * The maps' contents as the rows now want them (live views: valid until the next {@link #apply}),
+     * with what changed since the last render.
+     */
     public Rendered render() {
-        List<Cidr> atoms = atoms();
-        Map<Cidr, Integer> ipcache = new LinkedHashMap<>();
-        Map<IdentityId, Set<Integer>> classesOf = new HashMap<>();
-        Map<Integer, IdentityId> identityOfClass = new HashMap<>();
-        Map<Cidr, Set<Integer>> podClassesInAtom = new HashMap<>();
+        Rendered.Changes changes;
+        if (renderAll) {
+            renderAll();
+            changes = Rendered.Changes.ALL;
+        } else {
+            Set<PolicyEntry> touched = new HashSet<>();
+            for (PodKey pod : dirtyPods) {
+                touched.addAll(renderPod(pod));
+            }
+            changes = new Rendered.Changes(false, Set.copyOf(dirtyPods), touched);
+        }
+        renderAll = false;
+        dirtyPods.clear();
+        return new Rendered(Collections.unmodifiableMap(ipcache), Collections.unmodifiableMap(endpoints),
+                Collections.unmodifiableSet(entries), changes);
+    }
+
+    /** A render that redoes everything, whatever changed: what the incremental one must equal. */
+    Rendered renderFromScratch() {
+        renderAll = true;
+        return render();
+    }
+
+    /** Everything anew: atoms, peer classes, the ipcache, and every pod's endpoint and entries. */
+    private void renderAll() {
+        atoms = atoms();
+        ipcache = new LinkedHashMap<>();
+        classesOf = new HashMap<>();
+        identityOfClass = new HashMap<>();
+        podClassesInAtom = new HashMap<>();
         Set<List<Object>> usedClasses = new HashSet<>();
         for (Cidr a : atoms) {
             ipcache.put(a, atomId(a));
@@ -131,25 +224,47 @@ public final class BpfModel {
         classIds.keySet().retainAll(usedClasses);
         atomIds.keySet().retainAll(atoms);
 
-        Map<PodKey, Rendered.Endpoint> endpoints = new LinkedHashMap<>();
-        Set<PolicyEntry> entries = new HashSet<>();
         endpointIds.keySet().retainAll(pods.keySet());
-        for (LocalPod pod : pods.values()) {
-            int endpoint = endpointIds.computeIfAbsent(pod.key(), k -> nextEndpoint++);
-            endpoints.put(pod.key(), new Rendered.Endpoint(endpoint, pod.ips(), pod.isolated(Direction.INGRESS), pod.isolated(Direction.EGRESS)));
-            for (Direction d : Direction.values()) {
-                for (PolicyKey pk : pod.policies(d)) {
-                    CompiledPolicy policy = policies.get(pk);
-                    if (policy == null || !policy.isolates(d)) {
-                        continue; // not held: the pod stays isolated without its allows (fail closed)
-                    }
-                    for (CompiledRule rule : policy.rules(d)) {
-                        render(rule, d, endpoint, pod, atoms, classesOf, identityOfClass, podClassesInAtom, entries);
-                    }
+        endpoints.clear();
+        entriesByPod.clear();
+        entries.clear();
+        for (PodKey pod : pods.keySet()) {
+            renderPod(pod);
+        }
+    }
+
+    /** Redoes one pod's endpoint and entries; returns the entries it dropped and the ones it has now. */
+    private Set<PolicyEntry> renderPod(PodKey key) {
+        Set<PolicyEntry> touched = new HashSet<>();
+        Set<PolicyEntry> before = entriesByPod.remove(key);
+        if (before != null) {
+            entries.removeAll(before);
+            touched.addAll(before);
+        }
+        LocalPod pod = pods.get(key);
+        if (pod == null) {
+            endpoints.remove(key);
+            endpointIds.remove(key);
+            return touched;
+        }
+        int endpoint = endpointIds.computeIfAbsent(key, k -> nextEndpoint++);
+        endpoints.put(key, new Rendered.Endpoint(endpoint, pod.ips(), pod.isolated(Direction.INGRESS), pod.isolated(Direction.EGRESS)));
+        Set<PolicyEntry> now = new HashSet<>();
+        for (Direction d : Direction.values()) {
+            for (PolicyKey pk : pod.policies(d)) {
+                CompiledPolicy policy = policies.get(pk);
+                if (policy == null || !policy.isolates(d)) {
+                    continue; // not held: the pod stays isolated without its allows (fail closed)
+                }
+                for (CompiledRule rule : policy.rules(d)) {
+                    render(rule, d, endpoint, pod, atoms, classesOf, identityOfClass, podClassesInAtom, now);
                 }
             }
         }
-        return new Rendered(ipcache, endpoints, entries);
+        entriesByPod.put(key, now);
+        entries.addAll(now);
+        touched.addAll(now);
+        return touched;
     }
 
     private void render(CompiledRule rule, Direction d, int endpoint, LocalPod pod, List<Cidr> atoms,

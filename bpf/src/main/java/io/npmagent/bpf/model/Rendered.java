@@ -12,8 +12,16 @@ import java.util.Set;
  * the ipcache (prefix to peer identity), the local endpoints (by pod: id, addresses, isolation), and
  * the policy entries.
  */
-public record Rendered(Map<Cidr, Integer> ipcache, Map<PodKey, Endpoint> endpoints, Set<PolicyEntry> policy) {
+public record Rendered(Map<Cidr, Integer> ipcache, Map<PodKey, Endpoint> endpoints, Set<PolicyEntry> policy, Changes changes) {
 
     /** A local pod as the programs see it once its interface is known. */
     public record Endpoint(int id, List<IpAddress> ips, boolean ingressIsolated, boolean egressIsolated) {}
+
+    /**
+     * What differs from the render before: everything ({@code all}), or the endpoints of {@code pods}
+     * and the policy entries in {@code policy} (each one either gone or new), the ipcache unchanged.
+     */
+    public record Changes(boolean all, Set<PodKey> pods, Set<PolicyEntry> policy) {
+        public static final Changes ALL = new Changes(true, Set.of(), Set.of());
+    }
 }
