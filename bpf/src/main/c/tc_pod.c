@@ -2,7 +2,8 @@
  * npm_verdict(): replies and established flows pass, and so do ICMP errors about them (ct.h);
  * otherwise, if the pod is isolated for the direction, the peer's identity (peers.h) or ANY must be
  * admitted by the pod's policy entries (policy.h) in the copy of the state packets read now
- * (state.h), else it is dropped and counted (drop.h). The node itself is always admitted. Anything
+ * (state.h), else it is dropped and counted (drop.h). The node itself is always admitted. What
+ * policy passes then meets the pod's rate limit for the direction (bandwidth.h). Anything
  * that is not IPv4 or IPv6, IPv6 neighbour discovery, and packets on an interface that is no local
  * pod's pass untouched. */
 #include "lib/common.h"
@@ -12,8 +13,10 @@
 #include "lib/policy.h"
 #include "lib/ct.h"
 #include "lib/drop.h"
+#include "lib/bandwidth.h"
 
-static __always_inline int npm_verdict(struct __sk_buff *skb, __u8 direction)
+/* *endpoint is set when the packet is a local pod's. */
+static __always_inline int npm_verdict(struct __sk_buff *skb, __u8 direction, struct npm_endpoint **endpoint_out)
 {
     struct npm_packet p = {};
     struct npm_packet inner = {};
@@ -24,6 +27,7 @@ static __always_inline int npm_verdict(struct __sk_buff *skb, __u8 direction)
     struct npm_endpoint *ep = bpf_map_lookup_elem(&npm_endpoints, &ek);
     if (!ep)
         return NPM_PASS;
+    *endpoint_out = ep;
     __u32 endpoint = ep->id;
     if (npm_ct_known(endpoint, direction, &p))
         return NPM_PASS;
@@ -40,16 +44,26 @@ static __always_inline int npm_verdict(struct __sk_buff *skb, __u8 direction)
     return NPM_PASS;
 }
 
+/* Policy first: a packet policy drops uses no bandwidth. */
+static __always_inline int npm_handle(struct __sk_buff *skb, __u8 direction)
+{
+    struct npm_endpoint *ep = NULL;
+    int verdict = npm_verdict(skb, direction, &ep);
+    if (verdict != NPM_PASS || !ep)
+        return verdict;
+    return npm_shape(skb, ep->id, direction, ep->rate[direction & 1]);
+}
+
 SEC("tc")
 int npm_from_pod(struct __sk_buff *skb)
 {
-    return npm_verdict(skb, NPM_EGRESS);
+    return npm_handle(skb, NPM_EGRESS);
 }
 
 SEC("tc")
 int npm_to_pod(struct __sk_buff *skb)
 {
-    return npm_verdict(skb, NPM_INGRESS);
+    return npm_handle(skb, NPM_INGRESS);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -101,7 +101,17 @@ static __always_inline __u32 npm_parse_ip(void *data, void *end, __u32 off, __u8
     p->protocol = ip6->nexthdr;
     __builtin_memcpy(p->saddr, &ip6->saddr, 16);
     __builtin_memcpy(p->daddr, &ip6->daddr, 16);
-    return off + sizeof(*ip6);
+    __u32 next = off + sizeof(*ip6);
+    /* A hop-by-hop options header (MLD carries one, for its router alert) comes first when present:
+     * the protocol is the one after it. */
+    if (p->protocol == IPPROTO_HOPOPTS) {
+        struct ipv6_opt_hdr *hop = data + next;
+        if ((void *)(hop + 1) > end)
+            return 0;
+        p->protocol = hop->nexthdr;
+        next += ((__u32)hop->hdrlen + 1) * 8;
+    }
+    return next;
 }
 
 static __always_inline __u8 npm_icmp_kind(__u8 protocol, __u8 type)

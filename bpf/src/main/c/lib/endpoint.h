@@ -1,6 +1,7 @@
 /* Local pods, by the host-side interface their traffic crosses: which endpoint the interface
- * belongs to and which directions its policies isolate (a direction no policy isolates is allowed
- * whole, the "allow-all entry" of that direction). */
+ * belongs to, which directions its policies isolate (a direction no policy isolates is allowed
+ * whole, the "allow-all entry" of that direction) and its rate limits. Rates live here, in the
+ * versioned state, so a pod's rate change and policy change reach packets at the same flip. */
 #ifndef NPM_ENDPOINT_H
 #define NPM_ENDPOINT_H
 
@@ -16,6 +17,7 @@ struct npm_endpoint {
     __u32 id;
     __u8 isolated[2]; /* by direction: NPM_INGRESS, NPM_EGRESS */
     __u8 pad[2];
+    __u64 rate[2];    /* bits per second by direction, 0: no limit (bandwidth.h) */
 };
 
 struct {

@@ -6,6 +6,8 @@ import io.npmagent.bpf.libbpf.BpfObject;
 import io.npmagent.bpf.libbpf.BpfProgram;
 import io.npmagent.bpf.libbpf.NetnsThread;
 import io.npmagent.bpf.libbpf.Tc;
+import io.npmagent.bpf.maps.BandwidthConfigMap;
+import io.npmagent.bpf.maps.BandwidthStatsMap;
 import io.npmagent.bpf.maps.DropMap;
 import io.npmagent.bpf.maps.EndpointMap;
 import io.npmagent.bpf.maps.IpcacheMap;
@@ -18,6 +20,7 @@ import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.backend.BackendException;
 import io.npmagent.dataplane.backend.BackendStatus;
 import io.npmagent.dataplane.backend.Batch;
+import io.npmagent.dataplane.bandwidth.BandwidthSettings;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.model.IpAddress;
@@ -74,6 +77,7 @@ public final class BpfBackend implements Backend {
     private final BpfMap ipcache;
     private final BpfMap policy;
     private final BpfMap drops;
+    private final BpfMap bandwidthStats;
     private final BpfProgram fromPod;
     private final BpfProgram toPod;
     private final String netnsName;
@@ -148,8 +152,9 @@ public final class BpfBackend implements Backend {
      * @param pinDir where maps and programs are pinned (a directory on a bpffs mount)
      * @param netns  the network namespace of the pods' interfaces (null: this process's)
      * @param ip     runs {@code ip} and {@code bridge} in that namespace, to find pods' interfaces
+     * @param bandwidth how the programs hold pods to their rate limits
      */
-    public BpfBackend(Path pinDir, String netns, CommandRunner ip, Metrics metrics) {
+    public BpfBackend(Path pinDir, String netns, CommandRunner ip, BandwidthSettings bandwidth, Metrics metrics) {
         this.pinDir = pinDir;
         this.metrics = metrics;
         try {
@@ -164,6 +169,11 @@ public final class BpfBackend implements Backend {
             this.ipcache = object.map(IpcacheMap.NAME);
             this.policy = object.map(PolicyMap.NAME);
             this.drops = object.map(DropMap.NAME);
+            this.bandwidthStats = object.map(BandwidthStatsMap.NAME);
+            try (BpfMap config = object.map(BandwidthConfigMap.NAME)) {
+                config.update(BandwidthConfigMap.key(),
+                        BandwidthConfigMap.value(bandwidth.horizon(), bandwidth.ecnThreshold(), bandwidth.ingressBurst()));
+            }
             this.fromPod = object.program(FROM_POD);
             this.toPod = object.program(TO_POD);
         }
@@ -174,6 +184,7 @@ public final class BpfBackend implements Backend {
         this.ip = ip;
         this.podInterfaces = new PodInterfaces(new InterfaceResolver(ip));
         metrics.policyDropsFrom(this::dropCounts);
+        metrics.bandwidthFrom(this::bandwidthCounts);
     }
 
     /** Pins this run's program where the last run's was (for bpftool and for uninstall to find). */
@@ -190,6 +201,11 @@ public final class BpfBackend implements Backend {
     @Override
     public String name() {
         return "bpf";
+    }
+
+    @Override
+    public boolean enforcesBandwidth() {
+        return true;
     }
 
     @Override
@@ -273,7 +289,7 @@ public final class BpfBackend implements Backend {
     }
 
     private void closeHandles() {
-        for (AutoCloseable c : new AutoCloseable[] {state, endpoints, ipcache, policy, drops, fromPod, toPod, netns}) {
+        for (AutoCloseable c : new AutoCloseable[] {state, endpoints, ipcache, policy, drops, bandwidthStats, fromPod, toPod, netns}) {
             try {
                 c.close();
             } catch (Exception e) {
@@ -320,7 +336,8 @@ public final class BpfBackend implements Backend {
             } else if (ep != null) {
                 interfaceOfPod.put(pod, ifindex);
                 podOfInterface.put(ifindex, pod);
-                wantEndpoints.put(ifindex, new EndpointMap.Value(ep.id(), ep.ingressIsolated(), ep.egressIsolated()));
+                wantEndpoints.put(ifindex, new EndpointMap.Value(ep.id(), ep.ingressIsolated(), ep.egressIsolated(),
+                        ep.bandwidth().ingressBitsPerSecond(), ep.bandwidth().egressBitsPerSecond()));
                 touchedInterfaces.add(ifindex);
             }
         }
@@ -530,11 +547,26 @@ public final class BpfBackend implements Backend {
     }
 
     private Map<List<String>, long[]> dropCounts() {
+        return perPod(drops, v -> {
+            DropMap.Value d = DropMap.Value.sumPerCpu(v);
+            return new long[] {d.packets(), d.bytes()};
+        });
+    }
+
+    private Map<List<String>, long[]> bandwidthCounts() {
+        return perPod(bandwidthStats, v -> {
+            BandwidthStatsMap.Value b = BandwidthStatsMap.Value.sumPerCpu(v);
+            return new long[] {b.packets(), b.bytes(), b.marked(), b.horizonDrops(), b.policed()};
+        });
+    }
+
+    /** A per-CPU map keyed by endpoint and direction, summed and labelled by pod and direction, for a scrape. */
+    private Map<List<String>, long[]> perPod(BpfMap map, Function<byte[], long[]> sum) {
         Map<Integer, PodKey> byEndpoint = podByEndpoint;
         Map<List<String>, long[]> out = new HashMap<>();
         List<byte[][]> entries;
         try {
-            entries = drops.entries();
+            entries = map.entries();
         } catch (BpfException closed) {
             return out; // the backend was closed or uninstalled: nothing to count any more
         }
@@ -542,8 +574,7 @@ public final class BpfBackend implements Backend {
             DropMap.Key k = DropMap.Key.decode(kv[0]);
             PodKey pod = byEndpoint.get(k.endpoint());
             if (pod != null) {
-                DropMap.Value v = DropMap.Value.sumPerCpu(kv[1]);
-                out.put(List.of(pod.toString(), k.direction() == 0 ? "ingress" : "egress"), new long[] {v.packets(), v.bytes()});
+                out.put(List.of(pod.toString(), k.direction() == 0 ? "ingress" : "egress"), sum.apply(kv[1]));
             }
         }
         return out;

@@ -15,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.npmagent.bpf.libbpf.NetnsThread;
 import io.npmagent.bpf.testing.BpfFs;
 import io.npmagent.dataplane.backend.Batch;
+import io.npmagent.dataplane.bandwidth.BandwidthSettings;
 import io.npmagent.dataplane.desired.DesiredStateInterpreter;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.ClusterEvent;
@@ -30,8 +31,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -101,7 +102,7 @@ class BpfAtomicityKernelTest {
     void everyProbeSeesTheStateBeforeOrAfterTheUpdateInFlight() throws Exception {
         KernelTestSupport.require("ip", "python3");
         net = PodNetwork.create("a", "b", "c", "d");
-        backend = new BpfBackend(fs.root().resolve("npm"), net.node().name(), net.node().runner(), new Metrics(new PrometheusRegistry()));
+        backend = new BpfBackend(fs.root().resolve("npm"), net.node().name(), net.node().runner(), BandwidthSettings.DEFAULTS, new Metrics(new PrometheusRegistry()));
         PolicyCompiler compiler = new PolicyCompiler(null);
         java.util.function.Consumer<ClusterEvent> apply = e -> backend.apply(new Batch(compiler.apply(e).delta()));
         apply.accept(new ClusterEvent.NamespaceUpserted(new Namespace("x", labels())));

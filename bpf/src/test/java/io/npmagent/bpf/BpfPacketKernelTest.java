@@ -2,6 +2,7 @@ package io.npmagent.bpf;
 
 import io.npmagent.bpf.testing.BpfFs;
 import io.npmagent.dataplane.backend.Backend;
+import io.npmagent.dataplane.bandwidth.BandwidthSettings;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.iptables.kernel.KernelTestSupport;
 import io.npmagent.iptables.kernel.PacketScenarios;
@@ -36,7 +37,7 @@ class BpfPacketKernelTest {
     }
 
     private Backend backend(PodNetwork n) {
-        Backend b = new BpfBackend(fs.root().resolve("npm"), n.node().name(), n.node().runner(), new Metrics(new PrometheusRegistry()));
+        Backend b = new BpfBackend(fs.root().resolve("npm"), n.node().name(), n.node().runner(), BandwidthSettings.DEFAULTS, new Metrics(new PrometheusRegistry()));
         started.add(b);
         return b;
     }

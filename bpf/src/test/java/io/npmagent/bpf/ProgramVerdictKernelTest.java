@@ -19,6 +19,7 @@ import io.npmagent.bpf.testing.BpfFs;
 import io.npmagent.bpf.testing.Frames;
 import io.npmagent.bpf.testing.Links;
 import io.npmagent.dataplane.backend.Batch;
+import io.npmagent.dataplane.bandwidth.BandwidthSettings;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.Namespace;
@@ -94,7 +95,7 @@ class ProgramVerdictKernelTest {
         node.must("ip", "addr", "add", NODE + "/32", "dev", "va");
         inside = NetnsThread.enter(node.name());
         registry = new PrometheusRegistry();
-        backend = new BpfBackend(fs.root().resolve("npm"), node.name(), node.runner(), new Metrics(registry));
+        backend = new BpfBackend(fs.root().resolve("npm"), node.name(), node.runner(), BandwidthSettings.DEFAULTS, new Metrics(registry));
 
         PolicyCompiler compiler = new PolicyCompiler(null);
         java.util.function.Consumer<ClusterEvent> apply = e -> backend.apply(new Batch(compiler.apply(e).delta()));
@@ -172,6 +173,7 @@ class ProgramVerdictKernelTest {
         assertThat(to("b", Frames.tcp(A6, 40000, B6, 8101))).isEqualTo(DROP);
         assertThat(to("b", Frames.tcp("fd61::3", 40000, B6, 8000))).isEqualTo(DROP);
         assertThat(from("b", Frames.neighbourSolicitation(B6, "fe80::1"))).as("neighbour discovery is never policy").isEqualTo(PASS);
+        assertThat(from("b", Frames.mldReport("fe80::2"))).as("nor is MLD, behind its hop-by-hop header").isEqualTo(PASS);
     }
 
     @Test

@@ -62,8 +62,13 @@ public final class BpfProgram implements AutoCloseable {
 
     /** The 192 bytes of a struct __sk_buff with only {@code ifindex} set: the context of a tc test run on that interface. */
     public static byte[] skbContext(int ifindex) {
+        return skbContext(ifindex, 0);
+    }
+
+    /** As {@link #skbContext(int)}, with the packet's timestamp ({@code skb->tstamp}, CLOCK_MONOTONIC nanoseconds) set. */
+    public static byte[] skbContext(int ifindex, long tstampNanos) {
         byte[] ctx = new byte[Layouts.SK_BUFF_SIZE];
-        Layouts.view(ctx).putInt(Layouts.SK_BUFF_IFINDEX, ifindex);
+        Layouts.view(ctx).putInt(Layouts.SK_BUFF_IFINDEX, ifindex).putLong(Layouts.SK_BUFF_TSTAMP, tstampNanos);
         return ctx;
     }
 

@@ -92,6 +92,7 @@ final class Layouts {
     // struct __sk_buff (linux/bpf.h), the context of a tc program's test run.
     static final int SK_BUFF_SIZE = 192;
     static final int SK_BUFF_IFINDEX = 40; // __u32
+    static final int SK_BUFF_TSTAMP = 152; // __u64
 
     /** Zeroed native memory for a struct, freed when the returned pointer is collected. */
     static Pointer struct(int size) {

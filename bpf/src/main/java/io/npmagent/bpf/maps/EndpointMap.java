@@ -7,7 +7,7 @@ public final class EndpointMap {
     public static final String NAME = "npm_endpoints";
     public static final int MAX_ENTRIES = 4096;
     public static final int KEY_SIZE = 8;
-    public static final int VALUE_SIZE = 8;
+    public static final int VALUE_SIZE = 24;
 
     private EndpointMap() {}
 
@@ -28,21 +28,29 @@ public final class EndpointMap {
         }
     }
 
-    /** struct npm_endpoint: the endpoint id and, by direction (0 ingress, 1 egress), whether it is isolated. */
-    public record Value(int id, boolean ingressIsolated, boolean egressIsolated) {
+    /**
+     * struct npm_endpoint: the endpoint id, by direction (0 ingress, 1 egress) whether it is isolated,
+     * and its rate limits in bits per second (0: none).
+     */
+    public record Value(int id, boolean ingressIsolated, boolean egressIsolated, long ingressRate, long egressRate) {
         public byte[] encode() {
             return Bytes.writer(VALUE_SIZE).putInt(id).put((byte) (ingressIsolated ? 1 : 0)).put((byte) (egressIsolated ? 1 : 0))
-                    .put(new byte[2]).array();
+                    .put(new byte[2]).putLong(ingressRate).putLong(egressRate).array();
         }
 
         public static Value decode(byte[] bytes) {
             ByteBuffer b = Bytes.reader(bytes, VALUE_SIZE);
-            return new Value(b.getInt(), b.get() != 0, b.get() != 0);
+            int id = b.getInt();
+            boolean ingress = b.get() != 0;
+            boolean egress = b.get() != 0;
+            b.position(8);
+            return new Value(id, ingress, egress, b.getLong(), b.getLong());
         }
 
         @Override
         public String toString() {
-            return "endpoint " + id + (ingressIsolated ? " ingress-isolated" : "") + (egressIsolated ? " egress-isolated" : "");
+            return "endpoint " + id + (ingressIsolated ? " ingress-isolated" : "") + (egressIsolated ? " egress-isolated" : "")
+                    + (ingressRate != 0 ? " ingress " + ingressRate + " bit/s" : "") + (egressRate != 0 ? " egress " + egressRate + " bit/s" : "");
         }
     }
 }

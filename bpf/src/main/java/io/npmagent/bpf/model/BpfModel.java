@@ -248,7 +248,8 @@ public final class BpfModel {
             return touched;
         }
         int endpoint = endpointIds.computeIfAbsent(key, k -> nextEndpoint++);
-        endpoints.put(key, new Rendered.Endpoint(endpoint, pod.ips(), pod.isolated(Direction.INGRESS), pod.isolated(Direction.EGRESS)));
+        endpoints.put(key, new Rendered.Endpoint(endpoint, pod.ips(), pod.isolated(Direction.INGRESS), pod.isolated(Direction.EGRESS),
+                pod.bandwidth()));
         Set<PolicyEntry> now = new HashSet<>();
         for (Direction d : Direction.values()) {
             for (PolicyKey pk : pod.policies(d)) {

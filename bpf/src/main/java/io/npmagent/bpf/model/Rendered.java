@@ -1,6 +1,7 @@
 package io.npmagent.bpf.model;
 
 import io.npmagent.dataplane.model.Cidr;
+import io.npmagent.dataplane.bandwidth.BandwidthLimits;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
 import java.util.List;
@@ -15,7 +16,7 @@ import java.util.Set;
 public record Rendered(Map<Cidr, Integer> ipcache, Map<PodKey, Endpoint> endpoints, Set<PolicyEntry> policy, Changes changes) {
 
     /** A local pod as the programs see it once its interface is known. */
-    public record Endpoint(int id, List<IpAddress> ips, boolean ingressIsolated, boolean egressIsolated) {}
+    public record Endpoint(int id, List<IpAddress> ips, boolean ingressIsolated, boolean egressIsolated, BandwidthLimits bandwidth) {}
 
     /**
      * What differs from the render before: everything ({@code all}), or the endpoints of {@code pods}

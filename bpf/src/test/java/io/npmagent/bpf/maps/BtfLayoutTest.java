@@ -29,7 +29,7 @@ class BtfLayoutTest {
     Path dir;
 
     /** struct name -> size, and member -> byte offset, as the Java encoders write them. */
-    private static final Map<String, Integer> SIZES = Map.of(
+    private static final Map<String, Integer> SIZES = offsets(
             "npm_state", StateMap.VALUE_SIZE,
             "npm_endpoint_key", EndpointMap.KEY_SIZE,
             "npm_endpoint", EndpointMap.VALUE_SIZE,
@@ -39,17 +39,23 @@ class BtfLayoutTest {
             "npm_policy_value", PolicyMap.VALUE_SIZE,
             "npm_ct_key", CtMap.KEY_SIZE,
             "npm_ct_value", CtMap.VALUE_SIZE,
-            "npm_drop_key", DropMap.KEY_SIZE);
-    private static final Map<String, Map<String, Integer>> OFFSETS = Map.of(
-            "npm_ipcache_key", offsets("prefixlen", 0, "version", 4, "family", 5, "addr", 8),
-            "npm_policy_key", offsets("prefixlen", 0, "version", 4, "direction", 5, "endpoint", 8, "identity", 12,
-                    "protocol", 16, "port", 18),
-            "npm_endpoint_key", offsets("ifindex", 0, "version", 4),
-            "npm_endpoint", offsets("id", 0, "isolated", 4),
-            "npm_ct_key", offsets("endpoint", 0, "family", 4, "protocol", 5, "sport", 6, "dport", 8, "saddr", 12, "daddr", 28),
-            "npm_ct_value", offsets("last_seen", 0, "direction", 8),
-            "npm_drop_key", offsets("endpoint", 0, "direction", 4),
-            "npm_drop_value", offsets("packets", 0, "bytes", 8));
+            "npm_drop_key", DropMap.KEY_SIZE,
+            "npm_rate_key", DropMap.KEY_SIZE,
+            "npm_bw_config", BandwidthConfigMap.VALUE_SIZE,
+            "npm_bw_stats", BandwidthStatsMap.VALUE_SIZE);
+    private static final Map<String, Map<String, Integer>> OFFSETS = Map.ofEntries(
+            Map.entry("npm_ipcache_key", offsets("prefixlen", 0, "version", 4, "family", 5, "addr", 8)),
+            Map.entry("npm_policy_key", offsets("prefixlen", 0, "version", 4, "direction", 5, "endpoint", 8, "identity", 12,
+                    "protocol", 16, "port", 18)),
+            Map.entry("npm_endpoint_key", offsets("ifindex", 0, "version", 4)),
+            Map.entry("npm_endpoint", offsets("id", 0, "isolated", 4, "rate", 8)),
+            Map.entry("npm_bw_config", offsets("horizon_ns", 0, "ecn_ns", 8, "burst_ns", 16)),
+            Map.entry("npm_bw_stats", offsets("packets", 0, "bytes", 8, "marked", 16, "horizon_drops", 24, "policed", 32)),
+            Map.entry("npm_rate_key", offsets("endpoint", 0, "direction", 4)),
+            Map.entry("npm_ct_key", offsets("endpoint", 0, "family", 4, "protocol", 5, "sport", 6, "dport", 8, "saddr", 12, "daddr", 28)),
+            Map.entry("npm_ct_value", offsets("last_seen", 0, "direction", 8)),
+            Map.entry("npm_drop_key", offsets("endpoint", 0, "direction", 4)),
+            Map.entry("npm_drop_value", offsets("packets", 0, "bytes", 8)));
 
     private static Map<String, Integer> offsets(Object... kv) {
         Map<String, Integer> m = new LinkedHashMap<>();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.model.IpAddress;
+import java.time.Duration;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
@@ -28,9 +29,23 @@ class MapLayoutTest {
         EndpointMap.Key k = new EndpointMap.Key(0x0102, 1);
         assertThat(hex(k.encode())).isEqualTo("02010000" + "01" + "000000");
         assertThat(EndpointMap.Key.decode(k.encode())).isEqualTo(k);
-        EndpointMap.Value v = new EndpointMap.Value(7, true, false);
-        assertThat(hex(v.encode())).isEqualTo("07000000" + "01" + "00" + "0000");
+        EndpointMap.Value v = new EndpointMap.Value(7, true, false, 50_000_000L, 0x0102030405L);
+        assertThat(hex(v.encode())).isEqualTo("07000000" + "01" + "00" + "0000" + "80f0fa0200000000" + "0504030201000000");
         assertThat(EndpointMap.Value.decode(v.encode())).isEqualTo(v);
+    }
+
+    @Test
+    void bandwidth() {
+        assertThat(hex(BandwidthConfigMap.value(Duration.ofMillis(2), Duration.ofNanos(258), Duration.ofSeconds(1))))
+                .isEqualTo("80841e0000000000" + "0201000000000000" + "00ca9a3b00000000");
+        byte[] twoCpus = new byte[2 * BandwidthStatsMap.VALUE_SIZE];
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(twoCpus).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int cpu = 0; cpu < 2; cpu++) {
+            for (int field = 0; field < 5; field++) {
+                b.putLong(cpu * BandwidthStatsMap.VALUE_SIZE + 8 * field, (field + 1) * (cpu + 1));
+            }
+        }
+        assertThat(BandwidthStatsMap.Value.sumPerCpu(twoCpus)).isEqualTo(new BandwidthStatsMap.Value(3, 6, 9, 12, 15));
     }
 
     @Test

@@ -33,6 +33,28 @@ public final class Frames {
         return ip(src, dst, UDP, b.array(), false);
     }
 
+    /**
+     * A UDP datagram from port 4000 to 5000 that makes a frame of exactly {@code frameBytes}, with ECN
+     * field {@code ecn} (0: not ECN-capable, 2: ECT(0), 3: CE) in its IP header.
+     */
+    public static byte[] udpSized(String src, String dst, int frameBytes, int ecn) {
+        int payload = frameBytes - 14 - (IpAddress.parse(src).v6() ? 40 : 20);
+        ByteBuffer b = ByteBuffer.allocate(payload);
+        b.putShort((short) 4000).putShort((short) 5000).putShort((short) payload).putShort((short) 0);
+        return ip(src, dst, UDP, b.array(), false, ecn);
+    }
+
+    /** The ECN field of a frame of this class. */
+    public static int ecn(byte[] frame) {
+        boolean v6 = ((frame[12] & 0xff) << 8 | (frame[13] & 0xff)) == 0x86dd;
+        return v6 ? (ByteBuffer.wrap(frame).getInt(14) >>> 20) & 3 : frame[15] & 3;
+    }
+
+    /** Whether a frame of this class still has a valid IPv4 header checksum (after a program rewrote it). */
+    public static boolean ipv4ChecksumValid(byte[] frame) {
+        return checksum(frame, 14, 20) == 0;
+    }
+
     /** An echo request (ICMP or ICMPv6 by family). */
     public static byte[] ping(String src, String dst) {
         boolean v6 = IpAddress.parse(src).v6();
@@ -61,6 +83,17 @@ public final class Frames {
         return ip(src, group, 58, b.array(), false);
     }
 
+    /**
+     * An MLDv2 listener report, as the kernel sends one when an interface comes up: ICMPv6 type 143
+     * behind a hop-by-hop options header (router alert), to ff02::16.
+     */
+    public static byte[] mldReport(String src) {
+        ByteBuffer b = ByteBuffer.allocate(8 + 8);
+        b.put((byte) 58).put((byte) 0).put(new byte[] {5, 2, 0, 0, 1, 0}); // next: ICMPv6; router alert; PadN
+        b.put((byte) 143).put((byte) 0).putShort((short) 0).putShort((short) 0).putShort((short) 0); // no records
+        return ip(src, "ff02::16", 0, b.array(), false);
+    }
+
     /** A later IPv4 fragment of a {@code protocol} packet: no L4 header, so no ports. */
     public static byte[] laterFragment(String src, String dst, int protocol) {
         return ip(src, dst, protocol, new byte[16], true);
@@ -83,6 +116,10 @@ public final class Frames {
     }
 
     private static byte[] ip(String src, String dst, int protocol, byte[] payload, boolean laterFragment) {
+        return ip(src, dst, protocol, payload, laterFragment, 0);
+    }
+
+    private static byte[] ip(String src, String dst, int protocol, byte[] payload, boolean laterFragment, int ecn) {
         IpAddress s = IpAddress.parse(src);
         IpAddress d = IpAddress.parse(dst);
         if (s.v6() != d.v6()) {
@@ -91,10 +128,10 @@ public final class Frames {
         ByteBuffer b = ByteBuffer.allocate(14 + (s.v6() ? 40 : 20) + payload.length);
         b.put(DST_MAC).put(SRC_MAC).putShort((short) (s.v6() ? 0x86dd : 0x0800));
         if (s.v6()) {
-            b.putInt(0x60000000).putShort((short) payload.length).put((byte) protocol).put((byte) 64).put(s.toBytes()).put(d.toBytes());
+            b.putInt(0x60000000 | (ecn & 3) << 20).putShort((short) payload.length).put((byte) protocol).put((byte) 64).put(s.toBytes()).put(d.toBytes());
         } else {
             int at = b.position();
-            b.put((byte) 0x45).put((byte) 0).putShort((short) (20 + payload.length)).putShort((short) 1)
+            b.put((byte) 0x45).put((byte) (ecn & 3)).putShort((short) (20 + payload.length)).putShort((short) 1)
                     .putShort((short) (laterFragment ? 0x00b9 : 0x4000)) // offset 185*8, or DF
                     .put((byte) 64).put((byte) protocol).putShort((short) 0).put(s.toBytes()).put(d.toBytes());
             b.putShort(at + 10, checksum(b.array(), at, 20));

@@ -77,6 +77,7 @@ int main(void)
 
     SIZE(SK_BUFF_SIZE, struct __sk_buff);
     OFF(SK_BUFF_IFINDEX, struct __sk_buff, ifindex);
+    OFF(SK_BUFF_TSTAMP, struct __sk_buff, tstamp);
 
     /* Constants hard-coded elsewhere in the binding. */
     VAL(BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_HASH);

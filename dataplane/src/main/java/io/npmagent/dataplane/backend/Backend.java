@@ -31,6 +31,11 @@ public interface Backend extends AutoCloseable {
 
     BackendStatus status();
 
+    /** Whether local pods' bandwidth limits ({@code LocalPod.bandwidth}) are enforced; only the eBPF backend's are. */
+    default boolean enforcesBandwidth() {
+        return false;
+    }
+
     @Override
     default void close() {}
 }

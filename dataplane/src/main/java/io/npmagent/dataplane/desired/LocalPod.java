@@ -1,5 +1,6 @@
 package io.npmagent.dataplane.desired;
 
+import io.npmagent.dataplane.bandwidth.BandwidthLimits;
 import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
@@ -9,16 +10,19 @@ import java.util.List;
 /**
  * A pod this node enforces for: its addresses (the ones it owns), its identity (for its own named
  * ports) and, per direction, the policies that select it, sorted. An empty list means that direction
- * is not isolated: all traffic passes. A pod appears here once it has an address.
+ * is not isolated: all traffic passes. Its bandwidth limits are part of the row, so a rate change
+ * and a policy change of the pod land in the same batch. A pod appears here once it has an address.
  */
 public record LocalPod(
         PodKey key,
         List<IpAddress> ips,
         IdentityId identity,
         List<PolicyKey> ingressPolicies,
-        List<PolicyKey> egressPolicies) {
+        List<PolicyKey> egressPolicies,
+        BandwidthLimits bandwidth) {
 
     public LocalPod {
+        bandwidth = bandwidth == null ? BandwidthLimits.NONE : bandwidth;
         ips = List.copyOf(ips);
         ingressPolicies = List.copyOf(ingressPolicies);
         egressPolicies = List.copyOf(egressPolicies);

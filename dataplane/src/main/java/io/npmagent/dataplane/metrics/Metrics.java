@@ -51,6 +51,7 @@ public final class Metrics {
     public final Gauge bpfMapEntries;
     public final Gauge bpfMapPressure;
     private volatile Supplier<Map<List<String>, long[]>> dropSource = Map::of;
+    private volatile Supplier<Map<List<String>, long[]>> bandwidthSource = Map::of;
 
     public Metrics(PrometheusRegistry registry) {
         iptablesRestoreLatency = Histogram.builder()
@@ -144,17 +145,29 @@ public final class Metrics {
                 .help("How full an eBPF map is: entries over max_entries.")
                 .labelNames("map")
                 .register(registry);
+        perPodCounter(registry, "npm_bpf_policy_drops_total", "Packets the eBPF programs dropped by policy, per local pod and direction.",
+                () -> dropSource, 0);
+        perPodCounter(registry, "npm_bpf_policy_dropped_bytes_total", "Bytes the eBPF programs dropped by policy, per local pod and direction.",
+                () -> dropSource, 1);
+        perPodCounter(registry, "npm_bandwidth_packets_total", "Packets of a rate-limited local pod that its limit let pass, per direction.",
+                () -> bandwidthSource, 0);
+        perPodCounter(registry, "npm_bandwidth_bytes_total", "Bytes of a rate-limited local pod that its limit let pass, per direction.",
+                () -> bandwidthSource, 1);
+        perPodCounter(registry, "npm_bandwidth_ecn_marked_total", "Packets a pod's egress limit passed marked ECN CE (congestion experienced).",
+                () -> bandwidthSource, 2);
+        perPodCounter(registry, "npm_bandwidth_horizon_drops_total", "Packets a pod's egress limit dropped: they would have departed past the EDT horizon.",
+                () -> bandwidthSource, 3);
+        perPodCounter(registry, "npm_bandwidth_policed_total", "Packets a pod's ingress limit dropped: its token bucket was in debt.",
+                () -> bandwidthSource, 4);
+    }
+
+    /** A counter per (pod, direction) read at each scrape from element {@code index} of what a backend reports. */
+    private void perPodCounter(PrometheusRegistry registry, String name, String help, Supplier<Supplier<Map<List<String>, long[]>>> source, int index) {
         CounterWithCallback.builder()
-                .name("npm_bpf_policy_drops_total")
-                .help("Packets the eBPF programs dropped by policy, per local pod and direction.")
+                .name(name)
+                .help(help)
                 .labelNames("pod", "direction")
-                .callback(cb -> dropSource.get().forEach((labels, v) -> cb.call(v[0], labels.get(0), labels.get(1))))
-                .register(registry);
-        CounterWithCallback.builder()
-                .name("npm_bpf_policy_dropped_bytes_total")
-                .help("Bytes the eBPF programs dropped by policy, per local pod and direction.")
-                .labelNames("pod", "direction")
-                .callback(cb -> dropSource.get().forEach((labels, v) -> cb.call(v[1], labels.get(0), labels.get(1))))
+                .callback(cb -> source.get().get().forEach((labels, v) -> cb.call(v[index], labels.get(0), labels.get(1))))
                 .register(registry);
     }
 
@@ -165,6 +178,14 @@ public final class Metrics {
      */
     public void policyDropsFrom(Supplier<Map<List<String>, long[]>> source) {
         dropSource = source;
+    }
+
+    /**
+     * Where the {@code npm_bandwidth_*_total{pod,direction}} counters are read from: per (pod,
+     * direction), packets and bytes passed, ECN-marked, dropped at the horizon, policed.
+     */
+    public void bandwidthFrom(Supplier<Map<List<String>, long[]>> source) {
+        bandwidthSource = source;
     }
 
     /** Sets the gauges of what a backend holds in the kernel. */

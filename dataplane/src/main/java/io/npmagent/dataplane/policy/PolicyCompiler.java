@@ -1,5 +1,7 @@
 package io.npmagent.dataplane.policy;
 
+import io.npmagent.dataplane.bandwidth.BandwidthAnnotations;
+import io.npmagent.dataplane.bandwidth.BandwidthLimits;
 import io.npmagent.dataplane.desired.CompiledPolicy;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.desired.DesiredState;
@@ -67,6 +69,7 @@ public final class PolicyCompiler {
     private final Map<PodKey, Pod> pods = new HashMap<>();
     private final Map<String, Set<PodKey>> podsByNamespace = new HashMap<>();
     private final LabelIndex<PodKey> podsByLabel = new LabelIndex<>();
+    private final Map<PodKey, BandwidthLimits> limits = new HashMap<>();
     private final Map<PolicyKey, NormalizedPolicy> policies = new HashMap<>();
     private final Map<String, Set<PolicyKey>> policiesByNamespace = new HashMap<>();
     private final Map<ObjectRef, List<ValidationError>> errors = new TreeMap<>(
@@ -115,8 +118,14 @@ public final class PolicyCompiler {
         } else if (event instanceof ClusterEvent.NamespaceDeleted e) {
             namespaceChanged(e.name(), null);
         } else if (event instanceof ClusterEvent.PodUpserted e) {
+            BandwidthAnnotations.Read bandwidth = BandwidthAnnotations.read(e.pod());
+            found = bandwidth.errors();
+            recordErrors(ObjectRef.of(e.pod().key()), found);
+            limits.put(e.pod().key(), bandwidth.limits());
             podChanged(e.pod().key(), e.pod());
         } else if (event instanceof ClusterEvent.PodDeleted e) {
+            recordErrors(ObjectRef.of(e.key()), List.of());
+            limits.remove(e.key());
             podChanged(e.key(), null);
         } else if (event instanceof ClusterEvent.PolicyUpserted e) {
             NormalizedPolicy normalized = PolicyNormalizer.normalize(e.policy());
@@ -126,6 +135,19 @@ public final class PolicyCompiler {
             policyChanged(e.key(), null);
         }
         return new CompileResult(drain(), found);
+    }
+
+    private void recordErrors(ObjectRef ref, List<ValidationError> found) {
+        if (found.isEmpty()) {
+            errors.remove(ref);
+        } else {
+            errors.put(ref, found);
+        }
+    }
+
+    /** Local pods with a bandwidth limit, in order. */
+    public List<PodKey> rateLimitedPods() {
+        return podRows.view().values().stream().filter(p -> p.bandwidth().limited()).map(LocalPod::key).sorted().toList();
     }
 
     /** The objects that currently have validation errors, with the errors. */
@@ -389,7 +411,7 @@ public final class PolicyCompiler {
                 egress.add(p);
             }
         }
-        podRows.put(key, new LocalPod(key, owned, id, ingress, egress));
+        podRows.put(key, new LocalPod(key, owned, id, ingress, egress, limits.getOrDefault(key, BandwidthLimits.NONE)));
     }
 
     // ---- policies ---------------------------------------------------------------------------

@@ -58,7 +58,7 @@ class DesiredStateTest {
 
     @Test
     void inconsistenciesNameEveryBrokenReference() {
-        LocalPod pod = new LocalPod(new PodKey("x", "a"), List.of(IpAddress.parse("10.0.0.1")), ID, List.of(POLICY), List.of());
+        LocalPod pod = new LocalPod(new PodKey("x", "a"), List.of(IpAddress.parse("10.0.0.1")), ID, List.of(POLICY), List.of(), null);
         DesiredState broken = new DesiredState(
                 new TreeMap<>(),
                 new TreeMap<>(Map.of(IpAddress.parse("10.0.0.1"), ID)),

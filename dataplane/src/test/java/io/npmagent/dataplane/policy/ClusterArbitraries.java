@@ -1,5 +1,6 @@
 package io.npmagent.dataplane.policy;
 
+import io.npmagent.dataplane.bandwidth.BandwidthAnnotations;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.ContainerPort;
 import io.npmagent.dataplane.model.IpAddress;
@@ -103,6 +104,11 @@ final class ClusterArbitraries {
                 Tuple.of(2, Arbitraries.just(PodPhase.PENDING)),
                 Tuple.of(1, Arbitraries.of(PodPhase.SUCCEEDED, PodPhase.FAILED)));
         Arbitrary<List<ContainerPort>> ports = Arbitraries.of(PORTS).list().ofMaxSize(3);
+        // Rate limits (and a value no limit can be read from) ride on pods' rows: changing one is a pod change.
+        Arbitrary<Map<String, String>> bandwidth = Arbitraries.frequencyOf(
+                Tuple.of(4, Arbitraries.just(Map.<String, String>of())),
+                Tuple.of(1, Arbitraries.of("10M", "1G", "fast").map(v -> Map.of(BandwidthAnnotations.EGRESS, v))),
+                Tuple.of(1, Arbitraries.of("5M", "2Gi").map(v -> Map.of(BandwidthAnnotations.INGRESS, v))));
         return Combinators.combine(
                         podKey(),
                         labels(POD_LABEL_KEYS),
@@ -110,14 +116,16 @@ final class ClusterArbitraries {
                         Arbitraries.of(NODES),
                         Arbitraries.integers().between(0, 11).map(i -> i == 0),
                         phase,
-                        ports)
-                .as((key, labels, addrs, node, hostNetwork, ph, ps) -> Pod.builder(key.namespace(), key.name())
+                        ports,
+                        bandwidth)
+                .as((key, labels, addrs, node, hostNetwork, ph, ps, annotations) -> Pod.builder(key.namespace(), key.name())
                         .labels(labels)
                         .ips(addrs)
                         .nodeName(node)
                         .hostNetwork(hostNetwork)
                         .phase(ph)
                         .ports(ps)
+                        .annotations(annotations)
                         .build());
     }
 

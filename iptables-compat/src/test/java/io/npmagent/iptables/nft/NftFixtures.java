@@ -104,7 +104,7 @@ final class NftFixtures {
         CompiledPolicy compiled = new CompiledPolicy(policyKey, EnumSet.of(Direction.INGRESS),
                 List.of(new CompiledRule(0, false, List.of(set), false, List.of(PortMatch.PortRange.single(Protocol.TCP, 80)))),
                 List.of());
-        LocalPod pod = new LocalPod(podKey, List.of(ip), id, List.of(policyKey), List.of());
+        LocalPod pod = new LocalPod(podKey, List.of(ip), id, List.of(policyKey), List.of(), null);
         return new DesiredDelta(
                 Map.of(id, new Change<>(null, identity)),
                 Map.of(ip, new Change<>(null, id)),

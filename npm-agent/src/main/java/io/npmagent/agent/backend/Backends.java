@@ -1,8 +1,10 @@
 package io.npmagent.agent.backend;
 
 import io.npmagent.bpf.BpfBackend;
+import io.npmagent.bpf.Pacing;
 import io.npmagent.bpf.libbpf.Capabilities;
 import io.npmagent.dataplane.backend.Backend;
+import io.npmagent.dataplane.bandwidth.BandwidthSettings;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.iptables.IptablesBackend;
 import io.npmagent.iptables.detect.IptablesVariant;
@@ -53,16 +55,22 @@ public final class Backends {
     /** A backend and why it is the one: the status line an operator reads. */
     public record Chosen(Backend backend, String reason) {}
 
-    public static Backend create(String name, Placement where, Metrics metrics) {
-        return choose(name, where, metrics).backend();
+    public static Backend create(String name, Placement where, BandwidthSettings bandwidth, Metrics metrics) {
+        return choose(name, where, bandwidth, metrics).backend();
     }
 
-    public static Chosen choose(String name, Placement where, Metrics metrics) {
+    /**
+     * The backend named, or for {@code auto} the best this host allows, with the reason. Only the eBPF
+     * backend enforces bandwidth limits ({@code bandwidth} says how); the others report the pods whose
+     * limits they leave unenforced.
+     */
+    public static Chosen choose(String name, Placement where, BandwidthSettings bandwidth, Metrics metrics) {
         switch (name) {
             case "auto":
-                return auto(where, metrics);
+                return auto(where, bandwidth, metrics);
             case "bpf":
-                return new Chosen(new BpfBackend(where.pinDir(), where.netns(), where.runner(), metrics), "bpf, as asked");
+                return new Chosen(new BpfBackend(where.pinDir(), where.netns(), where.runner(), bandwidth, metrics),
+                        "bpf, as asked; " + Pacing.describe(bandwidth));
             case "iptables":
                 IptablesVariantDetector.Choice choice = new IptablesVariantDetector(where.runner()).detect();
                 return new Chosen(new IptablesBackend(choice.variant(), where.runner(), metrics, IptablesBackend.Settings.DEFAULTS),
@@ -80,12 +88,13 @@ public final class Backends {
         }
     }
 
-    private static Chosen auto(Placement where, Metrics metrics) {
+    private static Chosen auto(Placement where, BandwidthSettings bandwidth, Metrics metrics) {
         Capabilities caps = Capabilities.probe(where.bpffs());
         String why;
         if (caps.canEnforce()) {
             try {
-                Chosen bpf = new Chosen(new BpfBackend(where.pinDir(), where.netns(), where.runner(), metrics), caps.describe());
+                Chosen bpf = new Chosen(new BpfBackend(where.pinDir(), where.netns(), where.runner(), bandwidth, metrics),
+                        caps.describe() + "; " + Pacing.describe(bandwidth));
                 LOG.log(System.Logger.Level.INFO, "backend {0}", bpf.reason());
                 return bpf;
             } catch (RuntimeException e) {
@@ -94,7 +103,7 @@ public final class Backends {
         } else {
             why = "eBPF cannot enforce here (missing: " + String.join(", ", caps.missing()) + ")";
         }
-        Chosen fallback = choose("iptables", where, metrics);
+        Chosen fallback = choose("iptables", where, bandwidth, metrics);
         Chosen out = new Chosen(fallback.backend(), why + "; falling back to " + fallback.reason());
         LOG.log(System.Logger.Level.WARNING, "backend {0}", out.reason());
         return out;
@@ -120,7 +129,7 @@ public final class Backends {
             BpfBackend.uninstall(where.pinDir(), where.netns(), where.runner());
             return List.of("bpf");
         }
-        try (Backend b = create(name, where, new Metrics(new PrometheusRegistry()))) {
+        try (Backend b = create(name, where, BandwidthSettings.DEFAULTS, new Metrics(new PrometheusRegistry()))) {
             b.uninstall();
             return List.of(b.name());
         }

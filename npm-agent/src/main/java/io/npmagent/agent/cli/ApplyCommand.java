@@ -32,6 +32,9 @@ final class ApplyCommand implements Callable<Integer> {
     @Mixin
     BackendOptions options;
 
+    @Mixin
+    BandwidthOptions bandwidth;
+
     @Option(names = "--node", paramLabel = "NAME", description = "Enforce for this node's pods only (default: every pod).")
     String node;
 
@@ -50,7 +53,7 @@ final class ApplyCommand implements Callable<Integer> {
 
         Backend backend;
         try {
-            backend = options.create();
+            backend = options.create(bandwidth);
         } catch (IllegalArgumentException | IllegalStateException e) {
             err.println("npm-agent apply: " + e.getMessage());
             return ExitCodes.USAGE;

@@ -31,15 +31,11 @@ final class BackendOptions {
         return placement().runner();
     }
 
-    Backend create() {
-        return create(new Metrics(new PrometheusRegistry()));
+    Backend create(BandwidthOptions bandwidth) {
+        return choose(bandwidth, new Metrics(new PrometheusRegistry())).backend();
     }
 
-    Backend create(Metrics metrics) {
-        return choose(metrics).backend();
-    }
-
-    Backends.Chosen choose(Metrics metrics) {
-        return Backends.choose(backend, placement(), metrics);
+    Backends.Chosen choose(BandwidthOptions bandwidth, Metrics metrics) {
+        return Backends.choose(backend, placement(), bandwidth.settings(), metrics);
     }
 }

@@ -37,6 +37,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     BackendOptions options;
 
+    @Mixin
+    BandwidthOptions bandwidth;
+
     @Option(names = "--node", paramLabel = "NAME", description = "Enforce for this node's pods only (default: every pod).")
     String node;
 
@@ -62,7 +65,7 @@ final class RunCommand implements Callable<Integer> {
         Metrics metrics = new Metrics(registry);
         Backends.Chosen backend;
         try {
-            backend = options.choose(metrics);
+            backend = options.choose(bandwidth, metrics);
         } catch (IllegalArgumentException | IllegalStateException e) {
             spec.commandLine().getErr().println("npm-agent run: " + e.getMessage());
             return ExitCodes.USAGE;

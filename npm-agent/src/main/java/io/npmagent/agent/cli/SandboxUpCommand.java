@@ -35,6 +35,9 @@ final class SandboxUpCommand implements Callable<Integer> {
             description = "auto, bpf, iptables, iptables-nft, iptables-legacy or nft (default: ${DEFAULT-VALUE}).")
     String backend;
 
+    @Mixin
+    BandwidthOptions bandwidth;
+
     @Option(names = "--wait-seconds", defaultValue = "60", paramLabel = "S", description = "How long to wait for the first apply.")
     long waitSeconds;
 
@@ -42,7 +45,7 @@ final class SandboxUpCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         Sandbox sandbox = name.sandbox();
         try {
-            AgentStatus status = SandboxLifecycle.up(sandbox, manifests, backend, Duration.ofSeconds(waitSeconds));
+            AgentStatus status = SandboxLifecycle.up(sandbox, manifests, backend, bandwidth.settings(), Duration.ofSeconds(waitSeconds));
             spec.commandLine().getOut().printf("sandbox %s is up: node %s, %d pods, backend %s, %d policies applied%n  backend: %s%n",
                     sandbox.name(), sandbox.nodeNetns(), sandbox.pods().size(), status.backend(), status.policies(), status.backendReason());
             return ExitCodes.OK;

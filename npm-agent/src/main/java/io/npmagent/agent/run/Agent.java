@@ -9,9 +9,10 @@ import io.npmagent.dataplane.batch.RetryPolicy;
 import io.npmagent.dataplane.batch.UnitFailure;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.metrics.Metrics;
+import io.npmagent.dataplane.model.ApiSyntax;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.ClusterState;
-import io.npmagent.dataplane.model.ApiSyntax;
+import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -95,10 +96,20 @@ public final class Agent implements AutoCloseable {
         return out;
     }
 
-    /** Problems in the policies (each invalid part failing closed). */
+    /**
+     * Problems in the objects (each invalid part failing closed), and bandwidth limits the backend does
+     * not enforce.
+     */
     public List<String> problems() {
         List<String> out = new ArrayList<>();
         compiler.errors().values().forEach(list -> list.forEach(e -> out.add(ApiSyntax.escapeControls(e.toString()))));
+        if (!backend.enforcesBandwidth()) {
+            List<PodKey> limited = compiler.rateLimitedPods();
+            if (!limited.isEmpty()) {
+                out.add(ApiSyntax.escapeControls(String.format("bandwidth limits of %d local pods are not enforced: the %s backend "
+                        + "enforces none, only bpf does (first: %s)", limited.size(), backend.name(), limited.get(0))));
+            }
+        }
         return out;
     }
 

@@ -3,12 +3,14 @@ package io.npmagent.agent.sandbox;
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
 import com.google.gson.reflect.TypeToken;
+import io.npmagent.dataplane.bandwidth.BandwidthSettings;
 import io.npmagent.dataplane.model.ApiSyntax;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -32,7 +34,19 @@ public final class Sandbox {
     private final Path dir;
 
     /** What {@code sandbox up} started: kept so that probe, exec and down find it again. */
-    public record Spec(String name, String manifests, String backend, long daemonPid, String created) {}
+    public record Spec(String name, String manifests, String backend, Shaping shaping, long daemonPid, String created) {}
+
+    /** The bandwidth settings the sandbox's agent runs with, as the spec file keeps them (absent: the defaults). */
+    public record Shaping(long horizonNanos, long ecnThresholdNanos, long ingressBurstNanos) {
+        public static Shaping of(BandwidthSettings s) {
+            return new Shaping(s.horizon().toNanos(), s.ecnThreshold().toNanos(), s.ingressBurst().toNanos());
+        }
+
+        public static BandwidthSettings settings(Shaping shaping) {
+            return shaping == null ? BandwidthSettings.DEFAULTS : new BandwidthSettings(Duration.ofNanos(shaping.horizonNanos),
+                    Duration.ofNanos(shaping.ecnThresholdNanos), Duration.ofNanos(shaping.ingressBurstNanos));
+        }
+    }
 
     /** One pod as the node daemon built it. */
     public record PodRecord(String pod, String netns, int index, List<String> ips, List<String> served, long serverPid) {}

@@ -26,7 +26,8 @@ public final class SandboxDaemon {
         Sandbox.Spec spec = sandbox.spec();
         PrometheusRegistry registry = new PrometheusRegistry();
         Metrics metrics = new Metrics(registry);
-        Backends.Chosen backend = Backends.choose(spec.backend(), Backends.Placement.of(sandbox.nodeNetns(), sandbox.bpffs()), metrics);
+        Backends.Chosen backend = Backends.choose(spec.backend(), Backends.Placement.of(sandbox.nodeNetns(), sandbox.bpffs()),
+                Sandbox.Shaping.settings(spec.shaping()), metrics);
         AddressAssigner addresses = new AddressAssigner();
         PodPlumbing pods = new PodPlumbing(sandbox, ProcessRunner.host());
         Agent agent = new Agent(backend, null, QueueConfig.DEFAULTS, registry, metrics, Duration.ofSeconds(10));

@@ -3,6 +3,7 @@ package io.npmagent.agent.sandbox;
 import io.npmagent.agent.backend.Backends;
 import io.npmagent.agent.run.AgentStatus;
 import io.npmagent.bpf.libbpf.Capabilities;
+import io.npmagent.dataplane.bandwidth.BandwidthSettings;
 import io.npmagent.iptables.exec.CommandResult;
 import io.npmagent.iptables.exec.CommandRunner;
 import io.npmagent.iptables.exec.ProcessRunner;
@@ -40,7 +41,7 @@ public final class SandboxLifecycle {
         }
     }
 
-    public static AgentStatus up(Sandbox sandbox, Path manifests, String backend, Duration wait) throws IOException, UpFailed {
+    public static AgentStatus up(Sandbox sandbox, Path manifests, String backend, BandwidthSettings bandwidth, Duration wait) throws IOException, UpFailed {
         CommandRunner host = ProcessRunner.host();
         if (!Files.isDirectory(manifests)) {
             throw new UpFailed("--manifests " + manifests + " is not a directory");
@@ -69,11 +70,11 @@ public final class SandboxLifecycle {
                 throw new IllegalStateException("the eBPF backend needs a bpffs, and none could be mounted at " + sandbox.bpffs());
             }
             Path absolute = manifests.toAbsolutePath().normalize();
-            sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, 0, Instant.now().toString()));
+            sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, Sandbox.Shaping.of(bandwidth), 0, Instant.now().toString()));
             sandbox.script("podserver.py");
             sandbox.script("prober.py");
             long pid = startDaemon(sandbox);
-            sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, pid, Instant.now().toString()));
+            sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, Sandbox.Shaping.of(bandwidth), pid, Instant.now().toString()));
             return Convergence.await(sandbox, wait);
         } catch (Convergence.NotConverged e) {
             throw new UpFailed(e.getMessage() + tail(sandbox.dir().resolve("agent.log")));

@@ -2,6 +2,7 @@ package io.npmagent.pipelines.datapath;
 
 import io.npmagent.agent.backend.Backends;
 import io.npmagent.iptables.exec.ProcessRunner;
+import io.npmagent.pipelines.bench.NativeTool;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -12,9 +13,9 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code pipelines/datapath}: new TCP connections per second and bulk throughput between two sandbox
@@ -63,7 +64,7 @@ public final class DatapathMain implements Callable<Integer> {
         TcpRate tcprate;
         try {
             tcprate = TcpRate.build();
-        } catch (TcpRate.BuildFailed e) {
+        } catch (NativeTool.BuildFailed e) {
             System.err.println("datapath: " + e.getMessage());
             return 2;
         }

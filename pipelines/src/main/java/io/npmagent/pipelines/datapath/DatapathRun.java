@@ -1,15 +1,14 @@
 package io.npmagent.pipelines.datapath;
 
+import io.npmagent.pipelines.bench.BenchSandbox;
+import io.npmagent.pipelines.bench.Iperf;
+import io.npmagent.pipelines.bench.TempDir;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 
 /**
  * One benchmark point: a fresh sandbox (so no conntrack state carries over from the point before) with
@@ -36,12 +35,10 @@ final class DatapathRun {
     }
 
     DatapathPoint measure(String backend, int policies, String sandboxName) {
-        Path dir = null;
-        try {
-            dir = Files.createTempDirectory("npm-datapath-");
-            BenchManifests.write(dir, policies);
+        try (TempDir dir = TempDir.create("npm-datapath-")) {
+            BenchManifests.write(dir.path(), policies);
             long start = System.nanoTime();
-            try (BenchSandbox sandbox = BenchSandbox.up(sandboxName, dir, backend, policies)) {
+            try (BenchSandbox sandbox = BenchSandbox.up(sandboxName, dir.path(), backend, policies)) {
                 say("%s, %d policies: sandbox %s up in %.1f s", backend, policies, sandboxName, (System.nanoTime() - start) / 1e9);
                 sandbox.startServer(BenchManifests.SERVER, tcprate.server(BenchManifests.RATE_PORT), "ready");
                 if (!settings.connectionsOnly()) {
@@ -74,8 +71,6 @@ final class DatapathRun {
         } catch (IOException | BenchSandbox.UpFailed | RuntimeException e) {
             say("%s, %d policies: FAILED: %s", backend, policies, e.getMessage());
             return DatapathPoint.failed(backend, policies, String.valueOf(e.getMessage()));
-        } finally {
-            delete(dir);
         }
     }
 
@@ -93,19 +88,6 @@ final class DatapathRun {
         synchronized (progress) {
             progress.println("# " + String.format(Locale.ROOT, format, args));
             progress.flush();
-        }
-    }
-
-    private static void delete(Path dir) {
-        if (dir == null) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            // a temporary directory left behind is no reason to lose the figures
         }
     }
 }

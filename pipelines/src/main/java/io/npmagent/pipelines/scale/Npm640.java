@@ -2,6 +2,7 @@ package io.npmagent.pipelines.scale;
 
 import io.npmagent.agent.backend.Backends;
 import io.npmagent.dataplane.backend.Batch;
+import io.npmagent.dataplane.bandwidth.BandwidthSettings;
 import io.npmagent.dataplane.batch.BatchQueue;
 import io.npmagent.dataplane.batch.FlushScheduler;
 import io.npmagent.dataplane.batch.QueueConfig;
@@ -62,7 +63,8 @@ public final class Npm640 {
             }
 
             Metrics metrics = new Metrics(new PrometheusRegistry());
-            TimedBackend backend = new TimedBackend(Backends.create(backendName, new Backends.Placement(inside, netns, bpffs), metrics));
+            TimedBackend backend = new TimedBackend(Backends.create(backendName, new Backends.Placement(inside, netns, bpffs),
+                    BandwidthSettings.DEFAULTS, metrics));
             PolicyCompiler compiler = new PolicyCompiler(null);
             FlushScheduler scheduler = FlushScheduler.singleThread("npm640-flush");
             QueueConfig config = background ? QueueConfig.DEFAULTS : QueueConfig.FOREGROUND;

@@ -1,4 +1,4 @@
-package io.npmagent.pipelines.datapath;
+package io.npmagent.pipelines.bench;
 
 import com.google.gson.Gson;
 import com.google.gson.JsonObject;
@@ -8,24 +8,38 @@ import java.io.IOException;
 import java.util.List;
 
 /** iperf3's command lines and the one figure read from its JSON report: bulk throughput, one TCP stream. */
-final class Iperf {
+public final class Iperf {
     /** What the server prints once it listens (with {@code --forceflush}, at once). */
-    static final String READY = "Server listening";
+    public static final String READY = "Server listening";
 
     private Iperf() {}
 
-    static List<String> server(int port) {
+    public static List<String> server(int port) {
         return List.of("iperf3", "--server", "--port", Integer.toString(port), "--forceflush");
     }
 
     /** {@code warmup} seconds of the run are omitted from the report (iperf3's {@code --omit}): slow start is not the datapath. */
-    static List<String> client(String address, int port, int seconds, int warmup) {
+    public static List<String> client(String address, int port, int seconds, int warmup) {
         return List.of("iperf3", "--client", address, "--port", Integer.toString(port), "--time", Integer.toString(seconds),
                 "--omit", Integer.toString(warmup), "--json");
     }
 
+    /** As {@link #client(String, int, int, int)}, with {@code streams} parallel TCP streams. */
+    public static List<String> client(String address, int port, int seconds, int warmup, int streams) {
+        List<String> argv = new java.util.ArrayList<>(client(address, port, seconds, warmup));
+        argv.addAll(List.of("--parallel", Integer.toString(streams)));
+        return argv;
+    }
+
+    /** What iperf3 reports over the measured part of a run: what arrived (the receiver's sum) and the sender's retransmissions. */
+    public record Report(double bitsPerSecond, long retransmits) {}
+
     /** Gbit/s received by the server over the measured part of the run (the receiver's sum, what arrived). */
-    static double gbitPerSecond(CommandResult r) throws IOException {
+    public static double gbitPerSecond(CommandResult r) throws IOException {
+        return report(r).bitsPerSecond() / 1e9;
+    }
+
+    public static Report report(CommandResult r) throws IOException {
         JsonObject report;
         try {
             report = new Gson().fromJson(r.stdout(), JsonObject.class);
@@ -39,7 +53,10 @@ final class Iperf {
             throw new IOException("iperf3: " + report.get("error").getAsString());
         }
         try {
-            return report.getAsJsonObject("end").getAsJsonObject("sum_received").get("bits_per_second").getAsDouble() / 1e9;
+            JsonObject end = report.getAsJsonObject("end");
+            JsonObject sent = end.getAsJsonObject("sum_sent");
+            return new Report(end.getAsJsonObject("sum_received").get("bits_per_second").getAsDouble(),
+                    sent.has("retransmits") ? sent.get("retransmits").getAsLong() : 0);
         } catch (RuntimeException e) {
             throw new IOException("iperf3's report has no end.sum_received.bits_per_second: " + r.errorSummary(), e);
         }

@@ -1,4 +1,4 @@
-package io.npmagent.pipelines.datapath;
+package io.npmagent.pipelines.bench;
 
 import io.npmagent.agent.cli.CliRun;
 import io.npmagent.agent.run.AgentStatus;
@@ -29,16 +29,16 @@ import java.util.concurrent.TimeoutException;
  * {@code sandbox down}; a JVM shutdown hook does the same on Ctrl-C, so an interrupted run leaves no
  * namespace, agent or server behind.
  */
-final class BenchSandbox implements AutoCloseable {
+public final class BenchSandbox implements AutoCloseable {
     /** Output readers block until their process ends: never on the common pool, which may have a single thread. */
     private static final ExecutorService READERS = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "datapath-process-output");
+        Thread t = new Thread(r, "bench-process-output");
         t.setDaemon(true);
         return t;
     });
 
     private final String name;
-    private final Thread hook = new Thread(this::close, "datapath-sandbox-down");
+    private final Thread hook = new Thread(this::close, "bench-sandbox-down");
     /** Every process started in the pods and not yet ended: the servers and a running client. */
     private final Set<Process> processes = new LinkedHashSet<>();
     private boolean closed;
@@ -48,7 +48,7 @@ final class BenchSandbox implements AutoCloseable {
     }
 
     /** Thrown when the sandbox cannot be brought up or its agent refused part of the directory. */
-    static final class UpFailed extends Exception {
+    public static final class UpFailed extends Exception {
         private static final long serialVersionUID = 1L;
 
         UpFailed(String message) {
@@ -60,13 +60,16 @@ final class BenchSandbox implements AutoCloseable {
      * {@code sandbox up}, which returns once the agent has applied the whole directory; then checks the
      * agent refused nothing, since a refused policy would be measured as missing.
      */
-    static BenchSandbox up(String name, Path manifests, String backend, int expectedPolicies) throws IOException, UpFailed {
+    public static BenchSandbox up(String name, Path manifests, String backend, int expectedPolicies, String... upOptions)
+            throws IOException, UpFailed {
         BenchSandbox sandbox = new BenchSandbox(name);
         Runtime.getRuntime().addShutdownHook(sandbox.hook); // before up: Ctrl-C half-way must clean up too
         boolean ok = false;
         try {
-            CliRun up = CliRun.of("sandbox", "up", "--name", name, "--manifests", manifests.toString(), "--backend", backend,
-                    "--wait-seconds", "300");
+            List<String> args = new ArrayList<>(List.of("sandbox", "up", "--name", name, "--manifests", manifests.toString(),
+                    "--backend", backend, "--wait-seconds", "300"));
+            args.addAll(List.of(upOptions));
+            CliRun up = CliRun.of(args.toArray(String[]::new));
             if (up.exitCode() != 0) {
                 throw new UpFailed("sandbox up: " + up.err().strip());
             }
@@ -85,12 +88,12 @@ final class BenchSandbox implements AutoCloseable {
         }
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
     /** The network namespace of {@code pod} ({@code namespace/name}), from the pods the sandbox built. */
-    String netns(String pod) throws IOException {
+    public String netns(String pod) throws IOException {
         return Sandbox.named(name).pods().stream().filter(p -> p.pod().equals(pod)).map(Sandbox.PodRecord::netns).findFirst()
                 .orElseThrow(() -> new IOException("sandbox " + name + " has no pod " + pod));
     }
@@ -100,7 +103,7 @@ final class BenchSandbox implements AutoCloseable {
      * Not through {@code ProcessRunner}: {@link #close()} must be able to stop a client that is running
      * when the JVM is told to stop.
      */
-    CommandResult run(String pod, List<String> argv, Duration timeout) throws IOException {
+    public CommandResult run(String pod, List<String> argv, Duration timeout) throws IOException {
         Process p = start(pod, argv, false);
         CompletableFuture<String> out = read(p.getInputStream());
         CompletableFuture<String> err = read(p.getErrorStream());
@@ -153,7 +156,7 @@ final class BenchSandbox implements AutoCloseable {
      * Starts a server in {@code pod}'s network namespace and returns once it printed a line containing
      * {@code ready}; it runs until {@link #close()}. Its later output is read and dropped.
      */
-    void startServer(String pod, List<String> argv, String ready) throws IOException {
+    public void startServer(String pod, List<String> argv, String ready) throws IOException {
         Process p = start(pod, argv, true);
         StringBuffer said = new StringBuffer(); // written by the reader, read here
         CompletableFuture<Boolean> up = CompletableFuture.supplyAsync(() -> {
@@ -217,7 +220,7 @@ final class BenchSandbox implements AutoCloseable {
         }
         CliRun down = CliRun.of("sandbox", "down", "--name", name);
         if (down.exitCode() != 0) {
-            System.err.println("datapath: sandbox down --name " + name + " failed: " + down.err().strip());
+            System.err.println("bench: sandbox down --name " + name + " failed: " + down.err().strip());
         }
         if (Thread.currentThread() != hook) {
             try {

@@ -1,0 +1,169 @@
+/* Per-pod rate limits. Both directions keep one virtual clock per pod and direction (npm_rate_state)
+ * and charge each packet the time it takes at the pod's rate, skb->len * 8 / rate: the bytes the
+ * pod's interface carries (a GSO packet counts once with its one set of headers).
+ *
+ * Egress (what the pod sends), earliest departure time: a packet departs at the later of the
+ * aggregate's next free slot, its own timestamp and now. Departing a horizon or more from now, it is
+ * dropped and uses no budget; large packets are dropped a tenth of the horizon earlier, so small ones
+ * (ACKs, requests) keep passing while bulk flows back off, as in the kernel's HBM sample. From the ECN
+ * threshold on, ECN-capable packets are marked CE instead. With no fq downstream to hold packets to
+ * their departure times (these machines have no sch_fq), this is what bounds the rate: a virtual
+ * queue a horizon deep.
+ *
+ * Ingress (what is delivered to the pod), a policer: a token bucket burst_ns deep at the pod's rate,
+ * kept as the time its debt is paid. A packet passes if the bucket is not in debt, and may take it
+ * into debt by itself, so a packet larger than the bucket still passes once the bucket is full. Kept
+ * in time, the first refill (no state yet) cannot overflow: the clock is only ever clamped. */
+#ifndef NPM_BANDWIDTH_H
+#define NPM_BANDWIDTH_H
+
+#include "common.h"
+
+#define NPM_NSEC_PER_SEC 1000000000ULL
+/* Frames up to this many bytes (ACKs, requests, DNS) are "small": dropped only at the full horizon. */
+#define NPM_SMALL_PACKET 256
+
+struct npm_bw_config {
+    __u64 horizon_ns; /* egress: a packet departing this far ahead is dropped */
+    __u64 ecn_ns;     /* egress: an ECN-capable packet departing this far ahead is marked CE */
+    __u64 burst_ns;   /* ingress: the policer's depth, in time at the pod's rate */
+};
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct npm_bw_config);
+    __uint(pinning, LIBBPF_PIN_BY_NAME);
+} npm_bw_config SEC(".maps");
+
+struct npm_rate_key {
+    __u32 endpoint;
+    __u8 direction;
+    __u8 pad[3];
+};
+
+struct npm_rate_state {
+    __u64 t_next; /* egress: when the next packet may depart; ingress: when the bucket's debt is paid */
+    __u64 rate;   /* the rate t_next was reckoned at: a new rate starts from an empty queue, a full bucket */
+};
+
+/* LRU: the state of an endpoint that is gone ages out; losing it only forgets a backlog. */
+struct {
+    __uint(type, BPF_MAP_TYPE_LRU_HASH);
+    __uint(max_entries, 8192);
+    __type(key, struct npm_rate_key);
+    __type(value, struct npm_rate_state);
+    __uint(pinning, LIBBPF_PIN_BY_NAME);
+} npm_rate_state SEC(".maps");
+
+/* npm_bandwidth_*_total: per endpoint and direction, what passed, was marked, dropped or policed. */
+struct npm_bw_stats {
+    __u64 packets;
+    __u64 bytes;
+    __u64 marked;
+    __u64 horizon_drops;
+    __u64 policed;
+};
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+    __uint(max_entries, 8192);
+    __type(key, struct npm_rate_key);
+    __type(value, struct npm_bw_stats);
+    __uint(pinning, LIBBPF_PIN_BY_NAME);
+} npm_bw_stats SEC(".maps");
+
+#define NPM_BW_PASSED 0
+#define NPM_BW_MARKED 1
+#define NPM_BW_HORIZON_DROP 2
+#define NPM_BW_POLICED 3
+
+static __always_inline void npm_bw_count(struct npm_rate_key *key, int outcome, __u32 len)
+{
+    struct npm_bw_stats *s = bpf_map_lookup_elem(&npm_bw_stats, key);
+    if (!s) {
+        struct npm_bw_stats zero = {};
+        bpf_map_update_elem(&npm_bw_stats, key, &zero, BPF_NOEXIST);
+        s = bpf_map_lookup_elem(&npm_bw_stats, key);
+        if (!s)
+            return;
+    }
+    if (outcome == NPM_BW_HORIZON_DROP) {
+        s->horizon_drops += 1;
+    } else if (outcome == NPM_BW_POLICED) {
+        s->policed += 1;
+    } else {
+        s->packets += 1;
+        s->bytes += len;
+        if (outcome == NPM_BW_MARKED)
+            s->marked += 1;
+    }
+}
+
+static __always_inline struct npm_rate_state *npm_rate_state_of(struct npm_rate_key *key)
+{
+    struct npm_rate_state *st = bpf_map_lookup_elem(&npm_rate_state, key);
+    if (st)
+        return st;
+    struct npm_rate_state zero = {};
+    bpf_map_update_elem(&npm_rate_state, key, &zero, BPF_NOEXIST);
+    return bpf_map_lookup_elem(&npm_rate_state, key);
+}
+
+/* The time a packet of len bytes takes at rate bits per second. len is at most a BIG TCP packet
+ * (512 KiB), so len * 8e9 stays far below 2^64. */
+static __always_inline __u64 npm_tx_time(__u32 len, __u64 rate)
+{
+    return (__u64)len * 8 * NPM_NSEC_PER_SEC / rate;
+}
+
+/* Concurrent CPUs may each read the same t_next and both advance it: a race that, as in Cilium's
+ * EDT, lets a packet through slightly early and never holds one back. */
+static __always_inline int npm_shape(struct __sk_buff *skb, __u32 endpoint, __u8 direction, __u64 rate)
+{
+    if (!rate)
+        return NPM_PASS;
+    __u32 zero = 0;
+    struct npm_bw_config *cfg = bpf_map_lookup_elem(&npm_bw_config, &zero);
+    struct npm_rate_key key = { .endpoint = endpoint, .direction = direction };
+    struct npm_rate_state *st = npm_rate_state_of(&key);
+    if (!cfg || !st)
+        return NPM_PASS; /* cannot happen: an array's only entry, an LRU insert */
+    __u64 now = bpf_ktime_get_ns();
+    __u32 len = skb->len;
+    if (st->rate != rate) {
+        st->rate = rate;
+        st->t_next = 0;
+    }
+    __u64 t = st->t_next;
+    if (direction == NPM_EGRESS) {
+        __u64 earliest = skb->tstamp > now ? skb->tstamp : now;
+        if (t < earliest)
+            t = earliest;
+        __u64 ahead = t - now;
+        __u64 horizon = len > NPM_SMALL_PACKET ? cfg->horizon_ns - cfg->horizon_ns / 10 : cfg->horizon_ns;
+        if (ahead >= horizon) {
+            npm_bw_count(&key, NPM_BW_HORIZON_DROP, len);
+            return TC_ACT_SHOT;
+        }
+        int outcome = NPM_BW_PASSED;
+        if (ahead >= cfg->ecn_ns && bpf_skb_ecn_set_ce(skb))
+            outcome = NPM_BW_MARKED;
+        st->t_next = t + npm_tx_time(len, rate);
+        npm_bw_count(&key, outcome, len);
+        return NPM_PASS;
+    }
+    __u64 full = now > cfg->burst_ns ? now - cfg->burst_ns : 0;
+    if (t < full)
+        t = full; /* a bucket cannot hold more than it is deep */
+    if (t > now) {
+        npm_bw_count(&key, NPM_BW_POLICED, len);
+        return TC_ACT_SHOT;
+    }
+    st->t_next = t + npm_tx_time(len, rate);
+    npm_bw_count(&key, NPM_BW_PASSED, len);
+    return NPM_PASS;
+}
+
+#endif

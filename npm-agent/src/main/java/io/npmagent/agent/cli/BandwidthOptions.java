@@ -1,0 +1,50 @@
+package io.npmagent.agent.cli;
+
+import io.npmagent.dataplane.bandwidth.BandwidthSettings;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
+
+/** {@code --edt-horizon}, {@code --ecn-threshold}, {@code --ingress-burst}: how the eBPF backend holds pods to their rates. */
+final class BandwidthOptions {
+    @Option(names = "--edt-horizon", paramLabel = "TIME", converter = DurationText.class,
+            description = "Egress: a packet that would depart this far ahead is dropped (default: 1s).")
+    Duration horizon = BandwidthSettings.DEFAULTS.horizon();
+
+    @Option(names = "--ecn-threshold", paramLabel = "TIME", converter = DurationText.class,
+            description = "Egress: ECN-capable packets departing this far ahead are marked CE (default: 100ms).")
+    Duration ecnThreshold = BandwidthSettings.DEFAULTS.ecnThreshold();
+
+    @Option(names = "--ingress-burst", paramLabel = "TIME", converter = DurationText.class,
+            description = "Ingress: the policer's depth, as time at the pod's rate (default: 1s).")
+    Duration ingressBurst = BandwidthSettings.DEFAULTS.ingressBurst();
+
+    BandwidthSettings settings() {
+        return new BandwidthSettings(horizon, ecnThreshold, ingressBurst);
+    }
+
+    /** {@code 500us}, {@code 10ms}, {@code 1.5s}: a number and a unit. */
+    static final class DurationText implements ITypeConverter<Duration> {
+        private static final Pattern SYNTAX = Pattern.compile("([0-9]+(?:\\.[0-9]+)?)(ns|us|ms|s)");
+
+        @Override
+        public Duration convert(String value) {
+            Matcher m = SYNTAX.matcher(value.toLowerCase(Locale.ROOT));
+            if (!m.matches()) {
+                throw new TypeConversionException("\"" + value + "\" is not a duration such as 500us, 10ms or 1.5s");
+            }
+            double n = Double.parseDouble(m.group(1));
+            double nanos = switch (m.group(2)) {
+                case "ns" -> n;
+                case "us" -> n * 1e3;
+                case "ms" -> n * 1e6;
+                default -> n * 1e9;
+            };
+            return Duration.ofNanos(Math.round(nanos));
+        }
+    }
+}

@@ -1,0 +1,133 @@
+/*
+ * rrprobe: request/response latency over one TCP connection, for the bandwidth pipeline
+ * (pipelines/bandwidth), in the manner of sockperf ping-pong.
+ *
+ *   rrprobe server PORT
+ *       Listens on PORT (IPv4, every address), prints "ready" once it listens, then serves one
+ *       connection at a time: every SIZE-byte message it reads goes straight back.
+ *   rrprobe client ADDRESS PORT SECONDS [SIZE [WARMUP_SECONDS]]
+ *       Sends a SIZE-byte request (default 32), waits for the whole response, and again, for SECONDS
+ *       (after WARMUP_SECONDS not counted, default 1). TCP_NODELAY, so each request is one packet.
+ *       Prints "count p50_us p99_us p999_us max_us" on one line.
+ *
+ * A request is one small packet; with a shaper on the path it waits behind whatever the shaper queues
+ * (a TBF queue) or passes at once (an EDT shaper that drops instead of queueing). That difference is
+ * what the pipeline shows.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_SIZE 1024
+#define MAX_SAMPLES (1 << 24)
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int full(int fd, char *buf, int size, int writing)
+{
+    int done = 0;
+    while (done < size) {
+        ssize_t n = writing ? write(fd, buf + done, size - done) : read(fd, buf + done, size - done);
+        if (n <= 0)
+            return -1;
+        done += n;
+    }
+    return 0;
+}
+
+static int server(int port)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_ANY)};
+    if (bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 16) < 0) {
+        perror("rrprobe server");
+        return 1;
+    }
+    printf("ready\n");
+    fflush(stdout);
+    char buf[MAX_SIZE];
+    for (;;) {
+        int c = accept(s, NULL, NULL);
+        if (c < 0)
+            continue;
+        setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        int size;
+        /* The first 4 bytes of a connection say the message size. */
+        if (full(c, (char *)&size, 4, 0) == 0 && size > 0 && size <= MAX_SIZE) {
+            while (full(c, buf, size, 0) == 0 && full(c, buf, size, 1) == 0) {
+            }
+        }
+        close(c);
+    }
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int client(const char *addr, int port, double seconds, int size, double warmup)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+    if (inet_pton(AF_INET, addr, &a.sin_addr) != 1 || connect(s, (struct sockaddr *)&a, sizeof(a)) < 0) {
+        perror("rrprobe client: connect");
+        return 1;
+    }
+    char buf[MAX_SIZE];
+    memset(buf, 'r', sizeof(buf));
+    if (full(s, (char *)&size, 4, 1) < 0)
+        return 1;
+    double *samples = malloc(sizeof(double) * MAX_SAMPLES);
+    long n = 0;
+    double start = now();
+    double measured = start + warmup;
+    double end = measured + seconds;
+    for (double t = now(); t < end && n < MAX_SAMPLES; t = now()) {
+        if (full(s, buf, size, 1) < 0 || full(s, buf, size, 0) < 0) {
+            perror("rrprobe client: exchange");
+            return 1;
+        }
+        double rtt = now() - t;
+        if (t >= measured)
+            samples[n++] = rtt * 1e6;
+    }
+    if (n == 0) {
+        fprintf(stderr, "rrprobe client: no exchange completed\n");
+        return 1;
+    }
+    qsort(samples, n, sizeof(double), cmp);
+    printf("%ld %.1f %.1f %.1f %.1f\n", n, samples[n / 2], samples[(long)(n * 0.99)], samples[(long)(n * 0.999)], samples[n - 1]);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && strcmp(argv[1], "server") == 0)
+        return server(atoi(argv[2]));
+    if (argc >= 5 && strcmp(argv[1], "client") == 0) {
+        int size = argc > 5 ? atoi(argv[5]) : 32;
+        if (size < 1 || size > MAX_SIZE)
+            size = 32;
+        return client(argv[2], atoi(argv[3]), atof(argv[4]), size, argc > 6 ? atof(argv[6]) : 1.0);
+    }
+    fprintf(stderr, "usage: rrprobe server PORT | rrprobe client ADDRESS PORT SECONDS [SIZE [WARMUP_SECONDS]]\n");
+    return 2;
+}

@@ -1,0 +1,52 @@
+package io.npmagent.pipelines.bandwidth;
+
+import io.npmagent.agent.sandbox.Sandbox;
+import io.npmagent.iptables.exec.CommandResult;
+import io.npmagent.iptables.exec.ProcessRunner;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The CNI bandwidth plugin's egress shaping, on a sandbox pod: what the pod sends arrives at the
+ * ingress of its host-side veth, is redirected to an ifb device, and leaves that through a TBF at the
+ * pod's rate with 25 ms latency, the plugin's fixed value. The redirect is a u32 filter after the
+ * agent's programs on the same clsact hook (the plugin uses an ingress qdisc, which cannot share the
+ * hook with clsact; the effect is the same). Everything is in the sandbox's node namespace and goes
+ * with it.
+ */
+final class TbfShaper {
+    static final int LATENCY_MS = 25;
+
+    private TbfShaper() {}
+
+    /**
+     * TBF bucket: a 64 KiB GSO packet or a millisecond at the rate, whichever is larger. A bigger bucket
+     * admits bigger bursts; the queue, rate x 25 ms plus the bucket, is what requests wait behind.
+     */
+    static long burstBytes(long bitsPerSecond) {
+        return Math.max(64 * 1024, bitsPerSecond / 8 / 1000);
+    }
+
+    static void apply(String sandbox, String pod, long bitsPerSecond) throws IOException {
+        Sandbox s = Sandbox.named(sandbox);
+        int index = s.pods().stream().filter(p -> p.pod().equals(pod)).mapToInt(Sandbox.PodRecord::index).findFirst()
+                .orElseThrow(() -> new IOException("sandbox " + sandbox + " has no pod " + pod));
+        String veth = "veth" + index;
+        String ifb = "ifb" + index;
+        ProcessRunner node = ProcessRunner.inNamespace(s.nodeNetns());
+        must(node, "ip", "link", "add", ifb, "type", "ifb");
+        must(node, "ip", "link", "set", ifb, "up");
+        must(node, "tc", "qdisc", "add", "dev", ifb, "root", "tbf", "rate", bitsPerSecond + "bit", "burst",
+                Long.toString(burstBytes(bitsPerSecond)), "latency", LATENCY_MS + "ms");
+        must(node, "tc", "filter", "add", "dev", veth, "ingress", "prio", "2", "u32", "match", "u32", "0", "0",
+                "action", "mirred", "egress", "redirect", "dev", ifb);
+    }
+
+    private static void must(ProcessRunner node, String... argv) throws IOException {
+        CommandResult r = node.run(List.of(argv), "", Duration.ofSeconds(30));
+        if (!r.ok()) {
+            throw new IOException("TBF set-up: " + String.join(" ", argv) + ": " + r.errorSummary());
+        }
+    }
+}
