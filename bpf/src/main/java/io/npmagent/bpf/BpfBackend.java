@@ -94,6 +94,8 @@ public final class BpfBackend implements Backend {
     private boolean readBack;
     /** Whether a converge has run: the first redoes everything. */
     private boolean primed;
+    /** Whether pins of another layout were set aside at start, to remove once our programs replaced theirs. */
+    private boolean setAside;
 
     // What every versioned map should hold, in no copy in particular, kept from render to render.
     private final Map<Integer, EndpointMap.Value> wantEndpoints = new HashMap<>();
@@ -163,6 +165,7 @@ public final class BpfBackend implements Backend {
             throw new UncheckedIOException("cannot create the pin directory " + pinDir, e);
         }
         try (BpfObject object = BpfObject.open(BpfObject.resource(OBJECT), "npm_agent", pinDir)) {
+            setAside = !PinnedMaps.setAsideIncompatible(object, pinDir).isEmpty();
             object.load();
             this.state = object.map(StateMap.NAME);
             this.endpoints = object.map(EndpointMap.NAME);
@@ -381,6 +384,10 @@ public final class BpfBackend implements Backend {
             touchedInterfaces.addAll(podOfInterface.keySet());
         }
         attachAndDetach(touchedInterfaces);
+        if (setAside) {
+            PinnedMaps.removeSetAside(pinDir); // every placed pod's interface now runs our programs
+            setAside = false;
+        }
         if (everything || !touchedInterfaces.isEmpty()) {
             Map<Integer, PodKey> byEndpoint = new HashMap<>();
             podOfInterface.forEach((ifindex, pod) -> byEndpoint.put(wantEndpoints.get(ifindex).id(), pod));

@@ -1,5 +1,9 @@
 package io.npmagent.bpf;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.npmagent.bpf.libbpf.BpfMap;
+import io.npmagent.bpf.maps.EndpointMap;
 import io.npmagent.bpf.testing.BpfFs;
 import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.bandwidth.BandwidthSettings;
@@ -8,6 +12,8 @@ import io.npmagent.iptables.kernel.KernelTestSupport;
 import io.npmagent.iptables.kernel.PacketScenarios;
 import io.npmagent.iptables.kernel.PodNetwork;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -50,5 +56,23 @@ class BpfPacketKernelTest {
     @Test
     void aRestartedAgentKeepsEnforcingWhileItAdopts() {
         PacketScenarios.aRestartedAgentKeepsEnforcingWhileItAdopts(net, this::backend);
+    }
+
+    /** An agent of another version left npm_endpoints with an 8-byte value: set aside, replaced, removed. */
+    @Test
+    void aPinOfAnotherLayoutIsSetAsideAndReplaced() throws Exception {
+        Path pins = fs.root().resolve("npm");
+        Files.createDirectories(pins);
+        try (BpfMap old = BpfMap.create(BpfMap.TYPE_HASH, EndpointMap.NAME, EndpointMap.KEY_SIZE, 8, EndpointMap.MAX_ENTRIES, 0)) {
+            old.pin(pins.resolve(EndpointMap.NAME));
+        }
+        Backend b = backend(net);
+        assertThat(pins.resolve(EndpointMap.NAME + PinnedMaps.ASIDE)).as("set aside until our programs run").exists();
+
+        PacketScenarios.policiesDecideWhichConnectionsGetThrough(net, b);
+        assertThat(pins.resolve(EndpointMap.NAME + PinnedMaps.ASIDE)).as("removed once they do").doesNotExist();
+        try (BpfMap now = BpfMap.openPinned(pins.resolve(EndpointMap.NAME))) {
+            assertThat(now.valueSize()).isEqualTo(EndpointMap.VALUE_SIZE);
+        }
     }
 }

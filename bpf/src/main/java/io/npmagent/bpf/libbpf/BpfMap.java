@@ -102,6 +102,11 @@ public final class BpfMap implements AutoCloseable {
         return adopt(fd, name, name);
     }
 
+    /** Pins the map at {@code path} on bpffs, so it outlives every descriptor (as an older agent's maps do). */
+    public void pin(Path path) {
+        LibBpfNative.check(LibBpfNative.lib().bpf_obj_pin(fd, path.toString()), "bpf_obj_pin", name + " at " + path);
+    }
+
     /** libbpf_num_possible_cpus(): the number of slots of a per-CPU value (not the online CPUs). */
     public static int possibleCpus() {
         return LibBpfNative.check(LibBpfNative.lib().libbpf_num_possible_cpus(), "libbpf_num_possible_cpus", "cpus");

@@ -139,6 +139,32 @@ public final class BpfObject implements AutoCloseable {
         loaded = true;
     }
 
+    /** A map as the object declares it: what a pinned map must match for libbpf to adopt it. */
+    public record MapSpec(String name, int type, int keySize, int valueSize, int maxEntries) {
+        /** Whether {@code pinned} has this declaration's type, sizes and capacity. */
+        public boolean matches(BpfMap pinned) {
+            return pinned.type() == type && pinned.keySize() == keySize && pinned.valueSize() == valueSize
+                    && pinned.maxEntries() == maxEntries;
+        }
+
+        @Override
+        public String toString() {
+            return name + " (type " + type + ", key " + keySize + " B, value " + valueSize + " B, max " + maxEntries + ")";
+        }
+    }
+
+    /** Every map the object declares, before {@link #load()} (libbpf has read them from the ELF). */
+    public synchronized List<MapSpec> mapSpecs() {
+        requireOpen();
+        List<MapSpec> out = new ArrayList<>();
+        LibBpfNative.Api lib = LibBpfNative.lib();
+        for (Pointer m = lib.bpf_object__next_map(obj, null); m != null; m = lib.bpf_object__next_map(obj, m)) {
+            out.add(new MapSpec(lib.bpf_map__name(m), lib.bpf_map__type(m), lib.bpf_map__key_size(m), lib.bpf_map__value_size(m),
+                    lib.bpf_map__max_entries(m)));
+        }
+        return out;
+    }
+
     /** A new handle on the map {@code name}; the caller closes it. */
     public synchronized BpfMap map(String mapName) {
         requireLoaded();

@@ -56,6 +56,14 @@ final class LibBpfNative {
 
         String bpf_map__name(Pointer map);
 
+        int bpf_map__type(Pointer map);
+
+        int bpf_map__key_size(Pointer map);
+
+        int bpf_map__value_size(Pointer map);
+
+        int bpf_map__max_entries(Pointer map);
+
         int bpf_program__fd(Pointer prog);
 
         String bpf_program__name(Pointer prog);
