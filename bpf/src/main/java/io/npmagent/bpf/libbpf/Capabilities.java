@@ -45,6 +45,7 @@ public record Capabilities(
     static final int HELPER_MAP_LOOKUP_ELEM = 1;
     static final int HELPER_MAP_UPDATE_ELEM = 2;
     static final int HELPER_KTIME_GET_NS = 5;
+    static final int HELPER_SKB_SET_TSTAMP = 192;
 
     public static Capabilities probe() {
         return probe(DEFAULT_BPFFS);
@@ -78,6 +79,20 @@ public record Capabilities(
                 tcxReason(major, minor, kernel) == null,
                 tcxReason(major, minor, kernel),
                 bpffsPath, bpffs);
+    }
+
+    /**
+     * Whether a forwarded packet keeps its departure timestamp when it crosses from a pod's namespace
+     * to the host's: Linux 5.18 made {@code skb->tstamp} a delivery time that survives the crossing,
+     * and added {@code bpf_skb_set_tstamp} with it, which is what this probes. Without it the host's fq
+     * would see BBR's pacing timestamps cleared.
+     */
+    public static boolean timestampsKeptAcrossNamespaces() {
+        try {
+            return LibBpfNative.lib().libbpf_probe_bpf_helper(BpfProgram.TYPE_SCHED_CLS, HELPER_SKB_SET_TSTAMP, null) == 1;
+        } catch (BpfException | LinkageError e) {
+            return false;
+        }
     }
 
     /** Whether {@code path} is a directory on a bpffs mount (statfs magic BPF_FS_MAGIC). */

@@ -9,11 +9,12 @@ import java.time.Duration;
  *                     packets a tenth earlier). Without fq it is the depth of the virtual queue.
  * @param ecnThreshold egress: from this far ahead, ECN-capable packets are marked CE instead
  * @param ingressBurst ingress: the policer's depth, as time at the pod's rate
+ * @param bbr          make BBR the congestion control of pods created from now on, where the kernel allows
  */
-public record BandwidthSettings(Duration horizon, Duration ecnThreshold, Duration ingressBurst) {
+public record BandwidthSettings(Duration horizon, Duration ecnThreshold, Duration ingressBurst, boolean bbr) {
     private static final Duration MAX = Duration.ofSeconds(10);
     /** Chosen by measurement: see pipelines/README.md, "Bandwidth". */
-    public static final BandwidthSettings DEFAULTS = new BandwidthSettings(Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofSeconds(1));
+    public static final BandwidthSettings DEFAULTS = new BandwidthSettings(Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofSeconds(1), false);
 
     public BandwidthSettings {
         check("the EDT horizon", horizon);

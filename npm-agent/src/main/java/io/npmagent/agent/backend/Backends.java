@@ -1,5 +1,6 @@
 package io.npmagent.agent.backend;
 
+import io.npmagent.bpf.Bbr;
 import io.npmagent.bpf.BpfBackend;
 import io.npmagent.bpf.Pacing;
 import io.npmagent.bpf.libbpf.Capabilities;
@@ -65,12 +66,18 @@ public final class Backends {
      * limits they leave unenforced.
      */
     public static Chosen choose(String name, Placement where, BandwidthSettings bandwidth, Metrics metrics) {
+        Chosen c = byName(name, where, bandwidth, metrics);
+        return c.backend().enforcesBandwidth() || !bandwidth.bbr() ? c
+                : new Chosen(c.backend(), c.reason() + "; bbr: refused: only the eBPF backend manages bandwidth");
+    }
+
+    private static Chosen byName(String name, Placement where, BandwidthSettings bandwidth, Metrics metrics) {
         switch (name) {
             case "auto":
                 return auto(where, bandwidth, metrics);
             case "bpf":
                 return new Chosen(new BpfBackend(where.pinDir(), where.netns(), where.runner(), bandwidth, metrics),
-                        "bpf, as asked; " + Pacing.describe(bandwidth));
+                        "bpf, as asked; " + shaping(where, bandwidth));
             case "iptables":
                 IptablesVariantDetector.Choice choice = new IptablesVariantDetector(where.runner()).detect();
                 return new Chosen(new IptablesBackend(choice.variant(), where.runner(), metrics, IptablesBackend.Settings.DEFAULTS),
@@ -88,13 +95,18 @@ public final class Backends {
         }
     }
 
+    /** The eBPF backend's bandwidth status: how rates are bounded, and BBR if asked for (turned on here, or why not). */
+    private static String shaping(Placement where, BandwidthSettings bandwidth) {
+        return Pacing.describe(bandwidth) + (bandwidth.bbr() ? "; " + Bbr.enable(where.runner()) : "");
+    }
+
     private static Chosen auto(Placement where, BandwidthSettings bandwidth, Metrics metrics) {
         Capabilities caps = Capabilities.probe(where.bpffs());
         String why;
         if (caps.canEnforce()) {
             try {
                 Chosen bpf = new Chosen(new BpfBackend(where.pinDir(), where.netns(), where.runner(), bandwidth, metrics),
-                        caps.describe() + "; " + Pacing.describe(bandwidth));
+                        caps.describe() + "; " + shaping(where, bandwidth));
                 LOG.log(System.Logger.Level.INFO, "backend {0}", bpf.reason());
                 return bpf;
             } catch (RuntimeException e) {
@@ -103,7 +115,7 @@ public final class Backends {
         } else {
             why = "eBPF cannot enforce here (missing: " + String.join(", ", caps.missing()) + ")";
         }
-        Chosen fallback = choose("iptables", where, bandwidth, metrics);
+        Chosen fallback = byName("iptables", where, bandwidth, metrics);
         Chosen out = new Chosen(fallback.backend(), why + "; falling back to " + fallback.reason());
         LOG.log(System.Logger.Level.WARNING, "backend {0}", out.reason());
         return out;

@@ -1,10 +1,13 @@
 package io.npmagent.agent.cli;
 
+import io.npmagent.agent.backend.Backends;
 import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.backend.BackendException;
 import io.npmagent.dataplane.backend.BackendStatus;
 import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.desired.DesiredDelta;
+import io.npmagent.dataplane.metrics.Metrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -53,7 +56,9 @@ final class ApplyCommand implements Callable<Integer> {
 
         Backend backend;
         try {
-            backend = options.create(bandwidth);
+            Backends.Chosen chosen = options.choose(bandwidth, new Metrics(new PrometheusRegistry()));
+            backend = chosen.backend();
+            out.println("npm-agent apply: backend " + chosen.reason());
         } catch (IllegalArgumentException | IllegalStateException e) {
             err.println("npm-agent apply: " + e.getMessage());
             return ExitCodes.USAGE;

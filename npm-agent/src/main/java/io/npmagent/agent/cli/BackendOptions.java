@@ -31,10 +31,6 @@ final class BackendOptions {
         return placement().runner();
     }
 
-    Backend create(BandwidthOptions bandwidth) {
-        return choose(bandwidth, new Metrics(new PrometheusRegistry())).backend();
-    }
-
     Backends.Chosen choose(BandwidthOptions bandwidth, Metrics metrics) {
         return Backends.choose(backend, placement(), bandwidth.settings(), metrics);
     }

@@ -9,7 +9,7 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
-/** {@code --edt-horizon}, {@code --ecn-threshold}, {@code --ingress-burst}: how the eBPF backend holds pods to their rates. */
+/** {@code --edt-horizon}, {@code --ecn-threshold}, {@code --ingress-burst}, {@code --bbr}: how the eBPF backend holds pods to their rates. */
 final class BandwidthOptions {
     @Option(names = "--edt-horizon", paramLabel = "TIME", converter = DurationText.class,
             description = "Egress: a packet that would depart this far ahead is dropped (default: 1s).")
@@ -23,8 +23,12 @@ final class BandwidthOptions {
             description = "Ingress: the policer's depth, as time at the pod's rate (default: 1s).")
     Duration ingressBurst = BandwidthSettings.DEFAULTS.ingressBurst();
 
+    @Option(names = "--bbr", description = "Make BBR the congestion control of pods created from now on, where the kernel keeps "
+            + "packets' timestamps across namespaces (5.18 and later) and offers bbr; refused with a reason otherwise.")
+    boolean bbr;
+
     BandwidthSettings settings() {
-        return new BandwidthSettings(horizon, ecnThreshold, ingressBurst);
+        return new BandwidthSettings(horizon, ecnThreshold, ingressBurst, bbr);
     }
 
     /** {@code 500us}, {@code 10ms}, {@code 1.5s}: a number and a unit. */

@@ -76,12 +76,23 @@ final class PodPlumbing {
         }
     }
 
+    private String nodeCongestionControl(String node) {
+        CommandResult r = host.run(List.of("ip", "netns", "exec", node, "sysctl", "-n", "net.ipv4.tcp_congestion_control"), "", TIMEOUT);
+        if (!r.ok()) {
+            throw new IllegalStateException("cannot read the node's congestion control: " + r.errorSummary());
+        }
+        return r.stdout().strip();
+    }
+
     private Sandbox.PodRecord build(Pod pod, int index) {
         String ns = sandbox.podNetns(index);
         String node = sandbox.nodeNetns();
         String veth = "veth" + index;
         must("ip", "netns", "add", ns);
-        must("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0");
+        // A new namespace takes the host's default congestion control; the node's namespace stands in for
+        // the host here (where the agent's --bbr sets it).
+        must("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
+                "net.ipv4.tcp_congestion_control=" + nodeCongestionControl(node));
         must("ip", "-n", ns, "link", "set", "lo", "up");
         must("ip", "-n", node, "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns);
         boolean v4 = false;

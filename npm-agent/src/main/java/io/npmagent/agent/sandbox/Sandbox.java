@@ -37,14 +37,14 @@ public final class Sandbox {
     public record Spec(String name, String manifests, String backend, Shaping shaping, long daemonPid, String created) {}
 
     /** The bandwidth settings the sandbox's agent runs with, as the spec file keeps them (absent: the defaults). */
-    public record Shaping(long horizonNanos, long ecnThresholdNanos, long ingressBurstNanos) {
+    public record Shaping(long horizonNanos, long ecnThresholdNanos, long ingressBurstNanos, boolean bbr) {
         public static Shaping of(BandwidthSettings s) {
-            return new Shaping(s.horizon().toNanos(), s.ecnThreshold().toNanos(), s.ingressBurst().toNanos());
+            return new Shaping(s.horizon().toNanos(), s.ecnThreshold().toNanos(), s.ingressBurst().toNanos(), s.bbr());
         }
 
         public static BandwidthSettings settings(Shaping shaping) {
             return shaping == null ? BandwidthSettings.DEFAULTS : new BandwidthSettings(Duration.ofNanos(shaping.horizonNanos),
-                    Duration.ofNanos(shaping.ecnThresholdNanos), Duration.ofNanos(shaping.ingressBurstNanos));
+                    Duration.ofNanos(shaping.ecnThresholdNanos), Duration.ofNanos(shaping.ingressBurstNanos), shaping.bbr);
         }
     }
 

@@ -2,6 +2,7 @@ package io.npmagent.agent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.npmagent.bpf.libbpf.Capabilities;
 import io.npmagent.iptables.kernel.KernelTestSupport;
 import io.npmagent.iptables.kernel.Netns;
 import java.io.IOException;
@@ -91,6 +92,36 @@ class ApplyUninstallKernelTest {
             assertThat(Files.exists(bpffs.resolve("npm-agent"))).isFalse();
             assertThat(ns.must("nft", "list", "tables").stdout()).doesNotContain("npm_agent");
         } finally {
+            KernelTestSupport.must(List.of("umount", bpffs.toString()));
+        }
+    }
+
+    /**
+     * {@code --bbr} makes BBR the default congestion control of the namespace the agent works in (which
+     * pods' namespaces copy when they are created) where the kernel allows, and says why not elsewhere.
+     */
+    @Test
+    void bbrIsTurnedOnWhereTheKernelAllowsIt(@TempDir Path tmp) throws IOException {
+        Path bpffs = Files.createDirectories(tmp.resolve("bpffs"));
+        KernelTestSupport.must(List.of("mount", "-t", "bpf", "bpf", bpffs.toString()));
+        try {
+            ns.must("sysctl", "-qw", "net.ipv4.tcp_congestion_control=reno"); // allowed in any namespace
+            CliRun r = CliRun.of("apply", "--manifests", SHOP.toString(), "--backend", "bpf", "--netns", ns.name(),
+                    "--bpffs", bpffs.toString(), "--bbr");
+            assertThat(r.exitCode()).as(r.err()).isZero();
+            String now = ns.must("sysctl", "-n", "net.ipv4.tcp_congestion_control").stdout().strip();
+            boolean available = ns.must("sysctl", "-n", "net.ipv4.tcp_available_congestion_control").stdout().contains("bbr");
+            if (Capabilities.timestampsKeptAcrossNamespaces() && available) {
+                assertThat(r.out()).contains("bbr: the default congestion control for pods created from now on (was reno)");
+                assertThat(now).isEqualTo("bbr");
+            } else {
+                assertThat(r.out()).contains("bbr: refused: ");
+                assertThat(now).isEqualTo("reno");
+            }
+            CliRun iptables = CliRun.of("apply", "--manifests", SHOP.toString(), "--backend", "iptables-nft", "--netns", ns.name(), "--bbr");
+            assertThat(iptables.out()).contains("bbr: refused: only the eBPF backend manages bandwidth");
+        } finally {
+            CliRun.of("uninstall", "--netns", ns.name(), "--bpffs", bpffs.toString());
             KernelTestSupport.must(List.of("umount", bpffs.toString()));
         }
     }
