@@ -1,6 +1,6 @@
 package io.npmagent.pipelines.datapath;
 
-import com.google.gson.GsonBuilder;
+import io.npmagent.pipelines.bench.BenchJson;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -74,12 +74,7 @@ final class DatapathTable {
             }
             rows.add(row);
         }
-        Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("command", command);
-        doc.put("cores", Runtime.getRuntime().availableProcessors());
-        doc.put("kernel", System.getProperty("os.version"));
-        doc.put("results", rows);
-        return new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().serializeNulls().create().toJson(doc) + "\n";
+        return BenchJson.document(command, rows);
     }
 
     private static Double finite(double v) {
