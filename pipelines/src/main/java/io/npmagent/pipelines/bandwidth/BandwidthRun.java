@@ -5,10 +5,13 @@ import io.npmagent.pipelines.bench.Iperf;
 import io.npmagent.pipelines.bench.TempDir;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * Measures one point in a sandbox of its own: iperf3 from client to server for {@code seconds} after a
@@ -20,6 +23,13 @@ final class BandwidthRun {
     static final int WARMUP_SECONDS = 2;
     static final String EGRESS = "egress";
     static final String INGRESS = "ingress";
+
+    /** The probe's client runs beside iperf3's, on a thread of its own (the common pool may have one thread). */
+    private static final ExecutorService PROBE = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "bandwidth-rrprobe");
+        t.setDaemon(true);
+        return t;
+    });
 
     private final RrProbe rrprobe;
     private final int seconds;
@@ -62,9 +72,9 @@ final class BandwidthRun {
                                 return RrProbe.parse(sandbox.run(BandwidthManifests.CLIENT, rrprobe.client(BandwidthManifests.SERVER_IP,
                                         BandwidthManifests.RR_PORT, seconds - 1, WARMUP_SECONDS), timeout));
                             } catch (IOException e) {
-                                throw new java.io.UncheckedIOException(e);
+                                throw new UncheckedIOException(e);
                             }
-                        });
+                        }, PROBE);
                 Iperf.Report report = Iperf.report(sandbox.run(BandwidthManifests.CLIENT, Iperf.client(BandwidthManifests.SERVER_IP,
                         BandwidthManifests.IPERF_PORT, seconds, WARMUP_SECONDS, streams), timeout));
                 RrProbe.Latency rr = latency.get();

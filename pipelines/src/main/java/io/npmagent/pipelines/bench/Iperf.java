@@ -5,6 +5,7 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParseException;
 import io.npmagent.iptables.exec.CommandResult;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 
 /** iperf3's command lines and the one figure read from its JSON report: bulk throughput, one TCP stream. */
@@ -26,7 +27,7 @@ public final class Iperf {
 
     /** As {@link #client(String, int, int, int)}, with {@code streams} parallel TCP streams. */
     public static List<String> client(String address, int port, int seconds, int warmup, int streams) {
-        List<String> argv = new java.util.ArrayList<>(client(address, port, seconds, warmup));
+        List<String> argv = new ArrayList<>(client(address, port, seconds, warmup));
         argv.addAll(List.of("--parallel", Integer.toString(streams)));
         return argv;
     }
