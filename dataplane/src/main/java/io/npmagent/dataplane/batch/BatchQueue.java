@@ -45,7 +45,9 @@ public final class BatchQueue implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(BatchQueue.class.getName());
 
     private final Backend backend;
-    private final QueueConfig config;
+    private volatile QueueConfig config;
+    /** The periodic flush, rescheduled when the interval changes. */
+    private FlushScheduler.Cancellable periodicFlush;
     private final RetryPolicy retry;
     private final InstantSource clock;
     private final FlushScheduler scheduler;
@@ -81,9 +83,35 @@ public final class BatchQueue implements AutoCloseable {
                 return;
             }
             started = true;
+            periodicFlush = scheduler.every(flushPeriod(config), this::flushQuietly);
         }
-        Duration period = config.background() ? config.interval() : retry.initial();
-        scheduler.every(period, this::flushQuietly);
+    }
+
+    private Duration flushPeriod(QueueConfig c) {
+        return c.background() ? c.interval() : retry.initial();
+    }
+
+    /**
+     * Takes new batching settings at run time (a ConfigMap edit): the next submission already follows
+     * them. Turning background off applies what waits now; a new interval replaces the old period.
+     */
+    public void reconfigure(QueueConfig next) {
+        QueueConfig before;
+        synchronized (lock) {
+            before = config;
+            config = Objects.requireNonNull(next);
+            if (started && !flushPeriod(before).equals(flushPeriod(next))) {
+                periodicFlush.cancel();
+                periodicFlush = scheduler.every(flushPeriod(next), this::flushQuietly);
+            }
+        }
+        if (before.background() && !next.background()) {
+            scheduler.soon(this::flushQuietly);
+        }
+    }
+
+    public QueueConfig config() {
+        return config;
     }
 
     /** Calls {@code listener} with each event's delay from arrival to kernel (benchmarks record exact percentiles). */
@@ -136,9 +164,10 @@ public final class BatchQueue implements AutoCloseable {
             due = failures.isEmpty() ? pending.policyCount() : pending.policies(this::isDue);
             metrics.pendingNetPols.set(due);
         }
-        if (!config.background()) {
+        QueueConfig c = config;
+        if (!c.background()) {
             flushNow();
-        } else if (due >= config.maxPendingNetPols()) {
+        } else if (due >= c.maxPendingNetPols()) {
             scheduler.soon(this::flushQuietly);
         }
     }

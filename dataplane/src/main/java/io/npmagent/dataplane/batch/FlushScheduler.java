@@ -3,6 +3,7 @@ package io.npmagent.dataplane.batch;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -11,8 +12,14 @@ import java.util.concurrent.TimeUnit;
  */
 public interface FlushScheduler extends AutoCloseable {
 
-    /** Run {@code task} every {@code period}, starting one period from now. */
-    void every(Duration period, Runnable task);
+    /** Run {@code task} every {@code period}, starting one period from now, until cancelled. */
+    Cancellable every(Duration period, Runnable task);
+
+    /** A periodic task's handle. */
+    interface Cancellable {
+        /** Runs of the task that have not started never will; one running finishes. */
+        void cancel();
+    }
 
     /** Run {@code task} soon, on the flush thread. */
     void soon(Runnable task);
@@ -29,8 +36,9 @@ public interface FlushScheduler extends AutoCloseable {
         });
         return new FlushScheduler() {
             @Override
-            public void every(Duration period, Runnable task) {
-                executor.scheduleWithFixedDelay(task, period.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
+            public Cancellable every(Duration period, Runnable task) {
+                ScheduledFuture<?> f = executor.scheduleWithFixedDelay(task, period.toNanos(), period.toNanos(), TimeUnit.NANOSECONDS);
+                return () -> f.cancel(false);
             }
 
             @Override

@@ -89,6 +89,31 @@ class BatchQueueTest {
     }
 
     @Test
+    void netPolInBackgroundFlipsAtRunTime() {
+        BatchQueue q = queue(QueueConfig.DEFAULTS);
+        q.start();
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("q", 81)));
+        assertThat(backend.batches()).as("waiting for the interval").hasSize(2);
+
+        q.reconfigure(QueueConfig.FOREGROUND);
+        scheduler.runRequested();
+        assertThat(backend.batches()).as("what waited goes at once").hasSize(3);
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("r", 82)));
+        assertThat(backend.batches()).as("then each event is its own transaction").hasSize(4);
+        assertThat(scheduler.period()).as("refused parts are still retried").isEqualTo(RETRY.initial());
+
+        q.reconfigure(new QueueConfig(true, 100, Duration.ofSeconds(2)));
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("s", 83)));
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("t", 84)));
+        assertThat(backend.batches()).as("background again").hasSize(4);
+        assertThat(scheduler.period()).as("the new interval replaced the old period").isEqualTo(Duration.ofSeconds(2));
+        scheduler.tick();
+        assertThat(backend.batches()).hasSize(5);
+        assertThat(backend.state()).isEqualTo(compiler.snapshot());
+    }
+
+    @Test
     void anAddFollowedByADeleteOfANeverAppliedPolicyCancelsOut() {
         BatchQueue q = queue(QueueConfig.DEFAULTS);
         event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));

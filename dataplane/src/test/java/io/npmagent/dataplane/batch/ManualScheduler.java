@@ -12,8 +12,13 @@ public final class ManualScheduler implements FlushScheduler {
     private final Map<Duration, Runnable> periodic = new LinkedHashMap<>();
 
     @Override
-    public synchronized void every(Duration period, Runnable task) {
+    public synchronized Cancellable every(Duration period, Runnable task) {
         periodic.put(period, task);
+        return () -> {
+            synchronized (this) {
+                periodic.remove(period, task);
+            }
+        };
     }
 
     @Override

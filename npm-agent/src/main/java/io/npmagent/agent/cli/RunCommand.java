@@ -1,6 +1,9 @@
 package io.npmagent.agent.cli;
 
 import io.npmagent.agent.backend.Backends;
+import io.npmagent.agent.config.AgentConfig;
+import io.npmagent.agent.config.ConfigWatcher;
+import io.npmagent.agent.config.LogLevels;
 import io.npmagent.agent.run.Agent;
 import io.npmagent.agent.run.ManifestLoop;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
@@ -49,6 +52,11 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--foreground", description = "NetPolInBackground off: apply each change as its own transaction.")
     boolean foreground;
 
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "The configuration file (JSON or YAML, NPM's keys and ours), followed while the agent runs; "
+                    + "flags given on the command line win over it.")
+    Path configFile;
+
     @Option(names = "--poll-ms", defaultValue = "200", paramLabel = "MS", description = "How often to look at the directory (default: ${DEFAULT-VALUE}).")
     long pollMs;
 
@@ -61,20 +69,66 @@ final class RunCommand implements Callable<Integer> {
         if (stateDir != null) {
             Files.createDirectories(stateDir);
         }
+        AgentConfig config = AgentConfig.DEFAULTS;
+        if (configFile != null) {
+            try {
+                config = ConfigWatcher.load(configFile);
+            } catch (AgentConfig.Rejected e) {
+                e.problems().forEach(p -> spec.commandLine().getErr().println("npm-agent run: --config " + configFile + ": " + p));
+                return ExitCodes.USAGE;
+            }
+            LogLevels.apply(config.logLevel());
+        }
         PrometheusRegistry registry = new PrometheusRegistry();
         Metrics metrics = new Metrics(registry);
         Backends.Chosen backend;
         try {
-            backend = options.choose(bandwidth, metrics);
+            backend = Backends.choose(given("--backend") ? options.backend : config.backend(),
+                    Backends.Placement.of(options.netns, given("--bpffs") ? options.bpffs : config.bpffs()),
+                    given("--edt-horizon", "--ecn-threshold", "--ingress-burst", "--bbr") ? bandwidth.settings() : config.bandwidth(), metrics);
         } catch (IllegalArgumentException | IllegalStateException e) {
             spec.commandLine().getErr().println("npm-agent run: " + e.getMessage());
             return ExitCodes.USAGE;
         }
-        QueueConfig config = foreground ? QueueConfig.FOREGROUND : QueueConfig.DEFAULTS;
-        Agent agent = new Agent(backend, node, config, registry, metrics, Duration.ofSeconds(10));
+        QueueConfig queue = foreground ? QueueConfig.FOREGROUND : config.queue();
+        Agent agent = new Agent(backend, node, queue, registry, metrics, config.reconcilePeriod());
+        if (configFile != null) {
+            follow(new ConfigWatcher(configFile, config, c -> {
+                agent.reconfigure(foreground ? QueueConfig.FOREGROUND : c.queue());
+                LogLevels.apply(c.logLevel());
+            }));
+        }
         ManifestLoop loop = new ManifestLoop(new ManifestDirectory(manifests), agent, stateDir, UnaryOperator.identity(), s -> {});
         loop.stopOnShutdown();
         loop.run(Duration.ofMillis(pollMs));
         return ExitCodes.OK;
+    }
+
+    /** Whether any of {@code names} was given on the command line (a default does not count). */
+    private boolean given(String... names) {
+        for (String n : names) {
+            if (spec.commandLine().getParseResult().hasMatchedOption(n)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Looks at the configuration file every two seconds, on a thread of its own, for as long as the agent runs. */
+    private static void follow(ConfigWatcher watcher) {
+        Thread t = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                try {
+                    Thread.sleep(2000);
+                    watcher.poll();
+                } catch (InterruptedException e) {
+                    return;
+                } catch (RuntimeException e) {
+                    System.getLogger(RunCommand.class.getName()).log(System.Logger.Level.ERROR, "config reload failed", e);
+                }
+            }
+        }, "npm-agent-config");
+        t.setDaemon(true);
+        t.start();
     }
 }

@@ -69,6 +69,15 @@ public final class Agent implements AutoCloseable {
         current = next;
     }
 
+    /** Takes new batching settings between batches (a configuration reload). */
+    public void reconfigure(QueueConfig config) {
+        queue.reconfigure(config);
+    }
+
+    public QueueConfig queueConfig() {
+        return queue.config();
+    }
+
     /** Whether everything applied so far is in the kernel. */
     public boolean converged() {
         return current != null && queue.idle();

@@ -48,7 +48,7 @@ import org.yaml.snakeyaml.representer.Representer;
  * with {@code ---} followed by nothing but blanks or a comment. Each is parsed on its own, so a syntax
  * error in one does not lose the others.
  */
-final class SafeYaml {
+public final class SafeYaml {
     static final int MAX_CODE_POINTS = 4 * 1024 * 1024;
     static final int MAX_DEPTH = 64;
     static final int MAX_NODES = 200_000;
@@ -64,7 +64,7 @@ final class SafeYaml {
     record Document(int index, int firstLine, String text) {}
 
     /** A document that is not acceptable YAML; the message names the line in the stream. */
-    static final class BadYaml extends Exception {
+    public static final class BadYaml extends Exception {
         private static final long serialVersionUID = 1L;
 
         BadYaml(String message) {
@@ -106,6 +106,11 @@ final class SafeYaml {
         }
         String rest = line.substring(3).strip();
         return rest.isEmpty() || rest.startsWith("#");
+    }
+
+    /** A single YAML or JSON document (a config file) as JSON, or null when it holds no value. */
+    public static JsonElement parseText(String text) throws BadYaml {
+        return parse(new Document(1, 1, text));
     }
 
     /** The document as JSON, or null when it holds no value (only blanks or comments). */

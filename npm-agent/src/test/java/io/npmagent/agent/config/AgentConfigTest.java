@@ -1,0 +1,91 @@
+package io.npmagent.agent.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class AgentConfigTest {
+
+    /** Azure NPM's own ConfigMap content, as it ships. */
+    private static final String NPM = """
+            {
+                "ResyncPeriodInMinutes": 15,
+                "ListeningPort": 10091,
+                "ListeningAddress": "0.0.0.0",
+                "Toggles": {
+                    "EnablePrometheusMetrics": true,
+                    "EnablePprof": true,
+                    "EnableHTTPDebugAPI": true,
+                    "EnableV2NPM": true,
+                    "PlaceAzureChainFirst": true,
+                    "ApplyIPSetsOnNeedV2": false,
+                    "NetPolInBackground": true
+                },
+                "MaxBatchedACLsPerPod": 30,
+                "MaxPendingNetPols": 100,
+                "NetPolInvervalInMilliseconds": 500,
+                "LogLevel": "info"
+            }
+            """;
+
+    @Test
+    void npmsOwnConfigMapLoadsAndItsUnusedKeysAreReported() throws Exception {
+        AgentConfig.Loaded loaded = AgentConfig.parse(NPM);
+        AgentConfig c = loaded.config();
+        assertThat(c.queue().background()).isTrue();
+        assertThat(c.queue().maxPendingNetPols()).isEqualTo(100);
+        assertThat(c.queue().interval()).isEqualTo(Duration.ofMillis(500));
+        assertThat(c.toggles()).containsEntry("EnablePprof", true).containsEntry("ApplyIPSetsOnNeedV2", false)
+                .doesNotContainKey("NetPolInBackground");
+        assertThat(loaded.ignored()).containsExactly("MaxBatchedACLsPerPod (an NPM key this agent does not use)");
+    }
+
+    @Test
+    void aMissingKeyKeepsItsDefaultAndYamlWorksToo() throws Exception {
+        AgentConfig c = AgentConfig.parse("""
+                NetPolIntervalInMilliseconds: 250
+                Backend: iptables-nft
+                EdtHorizonInMilliseconds: 500
+                ReconcilePeriodInSeconds: 30
+                """).config();
+        assertThat(c.queue().interval()).isEqualTo(Duration.ofMillis(250));
+        assertThat(c.queue().maxPendingNetPols()).isEqualTo(AgentConfig.DEFAULTS.queue().maxPendingNetPols());
+        assertThat(c.backend()).isEqualTo("iptables-nft");
+        assertThat(c.bandwidth().horizon()).isEqualTo(Duration.ofMillis(500));
+        assertThat(c.bandwidth().ingressBurst()).isEqualTo(AgentConfig.DEFAULTS.bandwidth().ingressBurst());
+        assertThat(c.reconcilePeriod()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.bpffs()).isEqualTo(Path.of("/sys/fs/bpf"));
+        assertThat(AgentConfig.parse("").config()).isEqualTo(AgentConfig.DEFAULTS);
+    }
+
+    @Test
+    void everyBadValueIsNamedWithItsKeyAndReason() {
+        assertThatThrownBy(() -> AgentConfig.parse("""
+                {"ListeningPort": "abc", "LogLevel": "loud", "Backend": "ebpf", "MaxPendingNetPols": 0,
+                 "Toggles": {"NetPolInBackground": "yes"}, "BpffsPath": "relative/dir", "ResyncPeriodInMinutes": 1.5}
+                """))
+                .isInstanceOfSatisfying(AgentConfig.Rejected.class, e -> assertThat(e.problems()).satisfiesExactlyInAnyOrder(
+                        p -> assertThat(p).startsWith("ListeningPort: expected a number").contains("\"abc\""),
+                        p -> assertThat(p).startsWith("LogLevel: one of debug, info, warning, error").contains("\"loud\""),
+                        p -> assertThat(p).startsWith("Backend: one of auto, bpf").contains("\"ebpf\""),
+                        p -> assertThat(p).startsWith("Toggles.NetPolInBackground: expected true or false"),
+                        p -> assertThat(p).startsWith("BpffsPath: an absolute path"),
+                        p -> assertThat(p).startsWith("ResyncPeriodInMinutes: a whole number"),
+                        p -> assertThat(p).startsWith("MaxPendingNetPols")));
+    }
+
+    @Test
+    void contradictionsAreRejected() {
+        assertThatThrownBy(() -> AgentConfig.parse("{\"NetPolInBackground\": true, \"Toggles\": {\"NetPolInBackground\": false}}"))
+                .hasMessageContaining("NetPolInBackground: set both at the top and under Toggles");
+        assertThatThrownBy(() -> AgentConfig.parse("{\"NetPolIntervalInMilliseconds\": 100, \"NetPolInvervalInMilliseconds\": 200}"))
+                .hasMessageContaining("disagree");
+        assertThatThrownBy(() -> AgentConfig.parse("{\"EdtHorizonInMilliseconds\": 10, \"EcnThresholdInMilliseconds\": 50}"))
+                .hasMessageContaining("ECN threshold");
+        assertThatThrownBy(() -> AgentConfig.parse("[1, 2]")).hasMessageContaining("an object of settings, not a list");
+        assertThatThrownBy(() -> AgentConfig.parse("{\"a\": 1, \"a\": 2}")).isInstanceOf(AgentConfig.Rejected.class);
+    }
+}
