@@ -4,6 +4,7 @@ import io.npmagent.agent.backend.Backends;
 import io.npmagent.agent.config.AgentConfig;
 import io.npmagent.agent.config.ConfigWatcher;
 import io.npmagent.agent.config.LogLevels;
+import io.npmagent.agent.http.AgentHttp;
 import io.npmagent.agent.run.Agent;
 import io.npmagent.agent.run.ManifestLoop;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
@@ -11,6 +12,7 @@ import io.npmagent.dataplane.batch.QueueConfig;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,7 +56,8 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--config", paramLabel = "FILE",
             description = "The configuration file (JSON or YAML, NPM's keys and ours), followed while the agent runs; "
-                    + "flags given on the command line win over it.")
+                    + "flags given on the command line win over it. With it the agent serves /metrics, /healthz and /readyz "
+                    + "on ListeningAddress:ListeningPort and /debug/state on DebugListeningAddress:DebugListeningPort.")
     Path configFile;
 
     @Option(names = "--poll-ms", defaultValue = "200", paramLabel = "MS", description = "How often to look at the directory (default: ${DEFAULT-VALUE}).")
@@ -99,8 +102,26 @@ final class RunCommand implements Callable<Integer> {
             }));
         }
         ManifestLoop loop = new ManifestLoop(new ManifestDirectory(manifests), agent, stateDir, UnaryOperator.identity(), s -> {});
+        AgentHttp http = null;
+        if (configFile != null) {
+            try {
+                http = AgentHttp.start(new InetSocketAddress(config.listeningAddress(), config.listeningPort()),
+                        new InetSocketAddress(config.debugListeningAddress(), config.debugListeningPort()), agent, loop::latest);
+            } catch (IOException e) {
+                spec.commandLine().getErr().println("npm-agent run: cannot listen on " + config.listeningAddress() + ":" + config.listeningPort()
+                        + " or " + config.debugListeningAddress() + ":" + config.debugListeningPort() + ": " + e.getMessage());
+                agent.close();
+                return ExitCodes.USAGE;
+            }
+        }
         loop.stopOnShutdown();
-        loop.run(Duration.ofMillis(pollMs));
+        try {
+            loop.run(Duration.ofMillis(pollMs));
+        } finally {
+            if (http != null) {
+                http.close();
+            }
+        }
         return ExitCodes.OK;
     }
 

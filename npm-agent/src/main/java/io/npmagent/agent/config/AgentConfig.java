@@ -27,7 +27,8 @@ import java.util.TreeMap;
  * <p>NPM's keys: {@code NetPolInBackground} (also under {@code Toggles}, where NPM puts it),
  * {@code MaxPendingNetPols}, {@code NetPolIntervalInMilliseconds} and NPM's spelling
  * {@code NetPolInvervalInMilliseconds}, {@code ResyncPeriodInMinutes}, {@code ListeningPort},
- * {@code ListeningAddress}, {@code LogLevel}, {@code Toggles.*}. Ours: {@code Backend},
+ * {@code ListeningAddress}, {@code LogLevel}, {@code Toggles.*}. Ours: {@code DebugListeningPort} and
+ * {@code DebugListeningAddress} (the debug endpoints; localhost unless set), {@code Backend},
  * {@code BpffsPath}, {@code EdtHorizonInMilliseconds}, {@code EcnThresholdInMilliseconds},
  * {@code IngressBurstInMilliseconds}, {@code Bbr}, {@code ReconcilePeriodInSeconds}. Keys NPM has that
  * we do not use ({@code MaxBatchedACLsPerPod}, {@code ApplyIntervalInMilliseconds}, ...) are reported
@@ -38,6 +39,8 @@ public record AgentConfig(
         Duration resyncPeriod,
         int listeningPort,
         String listeningAddress,
+        int debugListeningPort,
+        String debugListeningAddress,
         String logLevel,
         Map<String, Boolean> toggles,
         String backend,
@@ -45,7 +48,7 @@ public record AgentConfig(
         BandwidthSettings bandwidth,
         Duration reconcilePeriod) {
 
-    public static final AgentConfig DEFAULTS = new AgentConfig(QueueConfig.DEFAULTS, Duration.ofMinutes(15), 10091, "0.0.0.0", "info",
+    public static final AgentConfig DEFAULTS = new AgentConfig(QueueConfig.DEFAULTS, Duration.ofMinutes(15), 10091, "0.0.0.0", 10092, "127.0.0.1", "info",
             Map.of(), "auto", Capabilities.DEFAULT_BPFFS, BandwidthSettings.DEFAULTS, Duration.ofSeconds(10));
 
     static final Set<String> LOG_LEVELS = Set.of("debug", "info", "warning", "error");
@@ -128,7 +131,7 @@ public record AgentConfig(
         if (!problems.isEmpty()) {
             throw new Rejected(problems);
         }
-        return new Loaded(new AgentConfig(queueConfig, s.resync, s.port, s.address, s.logLevel, toggles, s.backend, s.bpffs, bandwidth,
+        return new Loaded(new AgentConfig(queueConfig, s.resync, s.port, s.address, s.debugPort, s.debugAddress, s.logLevel, toggles, s.backend, s.bpffs, bandwidth,
                 s.reconcile), List.copyOf(ignored));
     }
 
@@ -159,6 +162,8 @@ public record AgentConfig(
         Duration resync = DEFAULTS.resyncPeriod;
         int port = DEFAULTS.listeningPort;
         String address = DEFAULTS.listeningAddress;
+        int debugPort = DEFAULTS.debugListeningPort;
+        String debugAddress = DEFAULTS.debugListeningAddress;
         String logLevel = DEFAULTS.logLevel;
         String backend = DEFAULTS.backend;
         Path bpffs = DEFAULTS.bpffs;
@@ -178,6 +183,8 @@ public record AgentConfig(
                 case "ResyncPeriodInMinutes" -> resync = Duration.ofMinutes(number(key, v, 1, 24 * 60, resync.toMinutes()));
                 case "ListeningPort" -> port = (int) number(key, v, 1, 65535, port);
                 case "ListeningAddress" -> address = string(key, v, address);
+                case "DebugListeningPort" -> debugPort = (int) number(key, v, 1, 65535, debugPort);
+                case "DebugListeningAddress" -> debugAddress = string(key, v, debugAddress);
                 case "LogLevel" -> {
                     String level = string(key, v, logLevel).toLowerCase(java.util.Locale.ROOT);
                     if (LOG_LEVELS.contains(level)) {
@@ -274,6 +281,8 @@ public record AgentConfig(
         m.put("ResyncPeriodInMinutes", resyncPeriod.toMinutes());
         m.put("ListeningPort", listeningPort);
         m.put("ListeningAddress", listeningAddress);
+        m.put("DebugListeningPort", debugListeningPort);
+        m.put("DebugListeningAddress", debugListeningAddress);
         toggles.forEach((k, v) -> m.put("Toggles." + k, v));
         m.put("Backend", backend);
         m.put("BpffsPath", bpffs.toString());

@@ -69,7 +69,7 @@ public final class ConfigWatcher {
         ConfigReload reload = ConfigReload.between(fromFile, next);
         fromFile = next;
         AgentConfig taken = new AgentConfig(next.queue(), inForce.resyncPeriod(), inForce.listeningPort(), inForce.listeningAddress(),
-                next.logLevel(), inForce.toggles(), inForce.backend(), inForce.bpffs(), inForce.bandwidth(), inForce.reconcilePeriod());
+                inForce.debugListeningPort(), inForce.debugListeningAddress(), next.logLevel(), inForce.toggles(), inForce.backend(), inForce.bpffs(), inForce.bandwidth(), inForce.reconcilePeriod());
         if (!taken.equals(inForce)) {
             inForce = taken;
             apply.accept(taken);

@@ -14,6 +14,7 @@ import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.ClusterState;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.policy.PolicyCompiler;
+import io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
@@ -120,6 +121,20 @@ public final class Agent implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /** Writes the metrics, as OpenMetrics text or Prometheus text; safe from any thread. */
+    public void writeMetrics(java.io.OutputStream out, boolean openMetrics) throws IOException {
+        if (openMetrics) {
+            OpenMetricsTextFormatWriter.create().write(out, registry.scrape());
+        } else {
+            PrometheusTextFormatWriter.create().write(out, registry.scrape());
+        }
+    }
+
+    /** Policy changes waiting in the queue. */
+    public int pendingPolicies() {
+        return queue.pendingPolicies();
     }
 
     /** The metrics in Prometheus text format. */

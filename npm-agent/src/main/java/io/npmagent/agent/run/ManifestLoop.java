@@ -42,6 +42,8 @@ public final class ManifestLoop {
     private String podsHash = "";
     private List<String> problems = List.of();
     private AgentStatus lastWritten;
+    /** The status as of the last step, for readers on other threads (the HTTP endpoints). */
+    private volatile AgentStatus latest;
     private Instant lastMetrics = Instant.EPOCH;
 
     /**
@@ -130,12 +132,18 @@ public final class ManifestLoop {
                 agent.policies(), agent.failures(), all, Instant.now().toString());
     }
 
+    /** The status as of the last poll, null before the first: safe from any thread (the model is only touched by the loop). */
+    public AgentStatus latest() {
+        return latest;
+    }
+
     private void writeStatus() {
+        AgentStatus now = status();
+        latest = now;
         if (stateDir == null) {
             return;
         }
         try {
-            AgentStatus now = status();
             if (lastWritten == null || !sameButTime(now, lastWritten)) {
                 now.write(stateDir);
                 lastWritten = now;
