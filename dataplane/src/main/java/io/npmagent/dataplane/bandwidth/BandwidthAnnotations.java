@@ -45,22 +45,31 @@ public final class BandwidthAnnotations {
         if (text == null) {
             return 0;
         }
-        String field = "metadata.annotations[" + annotation + "]";
-        ObjectRef ref = ObjectRef.of(pod.key());
+        try {
+            return bitsPerSecond(text);
+        } catch (IllegalArgumentException e) {
+            errors.add(new ValidationError(ObjectRef.of(pod.key()), "metadata.annotations[" + annotation + "]", e.getMessage()));
+            return 0;
+        }
+    }
+
+    /**
+     * An annotation value in bits per second, as kubelet reads it: rounded up, 1 kbit/s to 1 Pbit/s.
+     *
+     * @throws IllegalArgumentException saying what is wrong with the (quoted) value
+     */
+    public static long bitsPerSecond(String text) {
         BigDecimal bits;
         try {
             bits = Quantity.parse(text);
         } catch (IllegalArgumentException e) {
-            errors.add(new ValidationError(ref, field, ApiSyntax.quote(text) + " is " + e.getMessage()));
-            return 0;
+            throw new IllegalArgumentException(ApiSyntax.quote(text) + " is " + e.getMessage(), e);
         }
         if (bits.compareTo(MIN) < 0) {
-            errors.add(new ValidationError(ref, field, ApiSyntax.quote(text) + " is unreasonably small (< 1kbit); no limit set"));
-            return 0;
+            throw new IllegalArgumentException(ApiSyntax.quote(text) + " is unreasonably small (< 1kbit); no limit set");
         }
         if (bits.compareTo(MAX) > 0) {
-            errors.add(new ValidationError(ref, field, ApiSyntax.quote(text) + " is unreasonably large (> 1Pbit); no limit set"));
-            return 0;
+            throw new IllegalArgumentException(ApiSyntax.quote(text) + " is unreasonably large (> 1Pbit); no limit set");
         }
         return bits.setScale(0, RoundingMode.CEILING).longValueExact();
     }

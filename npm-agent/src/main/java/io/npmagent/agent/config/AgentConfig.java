@@ -271,6 +271,12 @@ public record AgentConfig(
         return v.isJsonArray() ? "a list" : v.isJsonPrimitive() ? "a single value" : "null";
     }
 
+    /** This configuration with the keys that change at run time ({@link ConfigReload}) taken from {@code next}. */
+    public AgentConfig withRunTimeKeysOf(AgentConfig next) {
+        return new AgentConfig(next.queue, resyncPeriod, listeningPort, listeningAddress, debugListeningPort, debugListeningAddress,
+                next.logLevel, toggles, backend, bpffs, bandwidth, reconcilePeriod);
+    }
+
     /** Each setting and its value, by the file's key names: what a reload compares. */
     public Map<String, Object> byKey() {
         Map<String, Object> m = new LinkedHashMap<>();

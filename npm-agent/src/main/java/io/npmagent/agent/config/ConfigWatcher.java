@@ -68,8 +68,8 @@ public final class ConfigWatcher {
         }
         ConfigReload reload = ConfigReload.between(fromFile, next);
         fromFile = next;
-        AgentConfig taken = new AgentConfig(next.queue(), inForce.resyncPeriod(), inForce.listeningPort(), inForce.listeningAddress(),
-                inForce.debugListeningPort(), inForce.debugListeningAddress(), next.logLevel(), inForce.toggles(), inForce.backend(), inForce.bpffs(), inForce.bandwidth(), inForce.reconcilePeriod());
+        AgentConfig taken = inForce.withRunTimeKeysOf(next);
+
         if (!taken.equals(inForce)) {
             inForce = taken;
             apply.accept(taken);

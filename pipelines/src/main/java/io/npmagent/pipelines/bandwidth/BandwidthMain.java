@@ -1,11 +1,10 @@
 package io.npmagent.pipelines.bandwidth;
 
-import io.npmagent.dataplane.bandwidth.Quantity;
+import io.npmagent.dataplane.bandwidth.BandwidthAnnotations;
 import io.npmagent.iptables.exec.ProcessRunner;
 import io.npmagent.pipelines.bench.NativeTool;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.math.RoundingMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -97,8 +96,7 @@ public final class BandwidthMain implements Callable<Integer> {
         return points.stream().allMatch(BandwidthPoint::ok) ? 0 : 1;
     }
 
-    /** An annotation value in bits per second, read as the agent reads it. */
-    static long bits(String rate) {
-        return Quantity.parse(rate).setScale(0, RoundingMode.CEILING).longValueExact();
+    private static long bits(String rate) {
+        return BandwidthAnnotations.bitsPerSecond(rate);
     }
 }
