@@ -6,8 +6,15 @@ import io.npmagent.agent.config.ConfigWatcher;
 import io.npmagent.agent.config.LogLevels;
 import io.npmagent.agent.http.AgentHttp;
 import io.npmagent.agent.run.Agent;
+import io.npmagent.agent.run.AgentStatus;
+import io.npmagent.agent.run.KubeLoop;
 import io.npmagent.agent.run.ManifestLoop;
+import io.npmagent.agent.run.ModelLoop;
+import io.npmagent.agent.source.k8s.KubeClients;
+import io.npmagent.agent.source.k8s.KubeSource;
+import io.npmagent.agent.source.k8s.ProblemEvents;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
+import io.kubernetes.client.openapi.ApiClient;
 import io.npmagent.dataplane.batch.QueueConfig;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -16,7 +23,9 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -25,19 +34,24 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code npm-agent run}: the agent with a manifest directory as its source instead of an API server.
- * It watches the directory and applies every change through the same path informer events take;
- * with {@code --state-dir} it reports convergence ({@code status.json}: the generation it has seen and
- * the one in the kernel) and its metrics ({@code metrics.prom}). Runs until SIGTERM or SIGINT.
+ * {@code npm-agent run}: the agent. Its source is the API server (informers; in-cluster credentials, or
+ * {@code --kubeconfig}), or with {@code --manifests} a directory it watches, whose changes take the same
+ * path informer events take. With {@code --state-dir} it reports convergence ({@code status.json}: the
+ * generation it has seen and the one in the kernel) and its metrics ({@code metrics.prom}). Runs until
+ * SIGTERM or SIGINT.
  */
 @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = "Run the agent against a manifest directory, watching it for changes.")
+        description = "Run the agent: against the API server (the default), or against a manifest directory it watches.")
 final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--manifests", required = true, paramLabel = "DIR", description = "The manifest directory to watch.")
+    @Option(names = "--manifests", paramLabel = "DIR", description = "Watch this manifest directory instead of the API server.")
     Path manifests;
+
+    @Option(names = "--kubeconfig", paramLabel = "FILE", description = "Reach the API server with this kubeconfig "
+            + "(default: the pod's service account in a cluster, else $KUBECONFIG or ~/.kube/config).")
+    Path kubeconfig;
 
     @Mixin
     BackendOptions options;
@@ -45,7 +59,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     BandwidthOptions bandwidth;
 
-    @Option(names = "--node", paramLabel = "NAME", description = "Enforce for this node's pods only (default: every pod).")
+    @Option(names = "--node", paramLabel = "NAME", defaultValue = "${env:NODE_NAME}",
+            description = "Enforce for this node's pods only (default: $NODE_NAME; with --manifests and no NODE_NAME, every pod). "
+                    + "Required with the API server.")
     String node;
 
     @Option(names = "--state-dir", paramLabel = "DIR", description = "Write status.json and metrics.prom here.")
@@ -65,9 +81,12 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        if (!Files.isDirectory(manifests)) {
-            spec.commandLine().getErr().println("npm-agent run: --manifests " + manifests + " is not a directory");
-            return ExitCodes.USAGE;
+        if (manifests != null && !Files.isDirectory(manifests)) {
+            return usage("--manifests " + manifests + " is not a directory");
+        }
+        if (manifests == null && (node == null || node.isBlank())) {
+            return usage("with the API server as the source, the node name is required: --node NAME or NODE_NAME "
+                    + "(in a DaemonSet, from the downward API: spec.nodeName)");
         }
         if (stateDir != null) {
             Files.createDirectories(stateDir);
@@ -90,8 +109,7 @@ final class RunCommand implements Callable<Integer> {
                     Backends.Placement.of(options.netns, given("--bpffs") ? options.bpffs : config.bpffs()),
                     given("--edt-horizon", "--ecn-threshold", "--ingress-burst", "--bbr") ? bandwidth.settings() : config.bandwidth(), metrics);
         } catch (IllegalArgumentException | IllegalStateException e) {
-            spec.commandLine().getErr().println("npm-agent run: " + e.getMessage());
-            return ExitCodes.USAGE;
+            return usage(e.getMessage());
         }
         QueueConfig queue = foreground ? QueueConfig.FOREGROUND : config.queue();
         Agent agent = new Agent(backend, node, queue, registry, metrics, config.reconcilePeriod());
@@ -101,28 +119,57 @@ final class RunCommand implements Callable<Integer> {
                 LogLevels.apply(c.logLevel());
             }));
         }
+        return manifests != null ? runOnManifests(agent, config) : runOnApiServer(agent, config);
+    }
+
+    private int runOnManifests(Agent agent, AgentConfig config) {
         ManifestLoop loop = new ManifestLoop(new ManifestDirectory(manifests), agent, stateDir, UnaryOperator.identity(), s -> {});
-        AgentHttp http = null;
-        if (configFile != null) {
-            try {
-                http = AgentHttp.start(new InetSocketAddress(config.listeningAddress(), config.listeningPort()),
-                        new InetSocketAddress(config.debugListeningAddress(), config.debugListeningPort()), agent, loop::latest);
-            } catch (IOException e) {
-                spec.commandLine().getErr().println("npm-agent run: cannot listen on " + config.listeningAddress() + ":" + config.listeningPort()
-                        + " or " + config.debugListeningAddress() + ":" + config.debugListeningPort() + ": " + e.getMessage());
-                agent.close();
-                return ExitCodes.USAGE;
-            }
+        return runUntilStopped(loop, agent, configFile == null ? null : () -> serve(config, agent, loop::latest, Map::of));
+    }
+
+    /** Informers, nothing applied before their caches sync; the HTTP endpoints always (probes need them). */
+    private int runOnApiServer(Agent agent, AgentConfig config) throws IOException {
+        ApiClient client = KubeClients.connect(kubeconfig);
+        KubeSource source = new KubeSource(client, config.resyncPeriod());
+        KubeLoop loop = new KubeLoop(source, agent, stateDir);
+        try (ProblemEvents events = new ProblemEvents(client, node)) {
+            loop.afterEachStep(() -> events.report(agent.objectErrors()));
+            return runUntilStopped(loop, agent, () -> serve(config, agent, loop::latest, source::counts));
         }
-        loop.stopOnShutdown();
+    }
+
+    /** Serves HTTP if asked ({@code http} non-null), runs the loop until SIGTERM or SIGINT, then stops serving. */
+    private int runUntilStopped(ModelLoop loop, Agent agent, Supplier<AgentHttp> http) {
+        AgentHttp serving = http == null ? null : http.get();
+        if (http != null && serving == null) {
+            agent.close();
+            return ExitCodes.USAGE;
+        }
+        loop.stopOnShutdown(Duration.ofSeconds(20));
         try {
             loop.run(Duration.ofMillis(pollMs));
         } finally {
-            if (http != null) {
-                http.close();
+            if (serving != null) {
+                serving.close();
             }
         }
         return ExitCodes.OK;
+    }
+
+    private AgentHttp serve(AgentConfig config, Agent agent, Supplier<AgentStatus> status, Supplier<Map<String, Integer>> objects) {
+        try {
+            return AgentHttp.start(new InetSocketAddress(config.listeningAddress(), config.listeningPort()),
+                    new InetSocketAddress(config.debugListeningAddress(), config.debugListeningPort()), agent, status, objects);
+        } catch (IOException e) {
+            usage("cannot listen on " + config.listeningAddress() + ":" + config.listeningPort()
+                    + " or " + config.debugListeningAddress() + ":" + config.debugListeningPort() + ": " + e.getMessage());
+            return null;
+        }
+    }
+
+    private int usage(String message) {
+        spec.commandLine().getErr().println("npm-agent run: " + message);
+        return ExitCodes.USAGE;
     }
 
     /** Whether any of {@code names} was given on the command line (a default does not count). */

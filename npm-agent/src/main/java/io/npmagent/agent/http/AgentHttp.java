@@ -19,8 +19,8 @@ import java.util.function.Supplier;
 /**
  * The agent's HTTP endpoints, on two listeners. The main one ({@code ListeningAddress:ListeningPort},
  * NPM's keys) serves {@code /metrics} (Prometheus text, or OpenMetrics when the scraper asks for it),
- * {@code /healthz} (the process answers) and {@code /readyz} (the first state is in the kernel and the
- * backend refuses nothing). The debug one, bound to localhost unless configured otherwise, serves
+ * {@code /healthz} (the process answers) and {@code /readyz} (the source has been read whole, the
+ * first state is in the kernel, and the backend refuses nothing). The debug one, bound to localhost unless configured otherwise, serves
  * {@code /debug/state}: what the agent holds, waits for and last got wrong, as JSON. Only GET.
  */
 public final class AgentHttp implements AutoCloseable {
@@ -28,22 +28,28 @@ public final class AgentHttp implements AutoCloseable {
     private final HttpServer debug;
     private final Agent agent;
     private final Supplier<AgentStatus> status;
+    private final Supplier<Map<String, Integer>> objects;
     private final ExecutorService threads = Executors.newFixedThreadPool(2, r -> {
         Thread t = new Thread(r, "npm-agent-http");
         t.setDaemon(true);
         return t;
     });
 
-    private AgentHttp(HttpServer main, HttpServer debug, Agent agent, Supplier<AgentStatus> status) {
+    private AgentHttp(HttpServer main, HttpServer debug, Agent agent, Supplier<AgentStatus> status, Supplier<Map<String, Integer>> objects) {
         this.main = main;
         this.debug = debug;
         this.agent = agent;
         this.status = status;
+        this.objects = objects;
     }
 
-    /** Binds both listeners (port 0: any free port) and starts serving. */
-    public static AgentHttp start(InetSocketAddress mainAddress, InetSocketAddress debugAddress, Agent agent, Supplier<AgentStatus> status)
-            throws IOException {
+    /**
+     * Binds both listeners (port 0: any free port) and starts serving.
+     *
+     * @param objects how many objects of each kind the source holds (for /debug/state)
+     */
+    public static AgentHttp start(InetSocketAddress mainAddress, InetSocketAddress debugAddress, Agent agent, Supplier<AgentStatus> status,
+            Supplier<Map<String, Integer>> objects) throws IOException {
         HttpServer main = HttpServer.create(mainAddress, 16);
         HttpServer debug;
         try {
@@ -52,7 +58,7 @@ public final class AgentHttp implements AutoCloseable {
             main.stop(0);
             throw e;
         }
-        AgentHttp http = new AgentHttp(main, debug, agent, status);
+        AgentHttp http = new AgentHttp(main, debug, agent, status, objects);
         main.createContext("/metrics", ex -> http.serve(ex, http::metrics));
         main.createContext("/healthz", ex -> http.serve(ex, e -> reply(e, 200, "text/plain", "ok\n")));
         main.createContext("/readyz", ex -> http.serve(ex, http::ready));
@@ -104,7 +110,9 @@ public final class AgentHttp implements AutoCloseable {
     /** Ready once a first state is in the kernel and nothing is refused; otherwise 503 and why. */
     private void ready(HttpExchange ex) throws IOException {
         AgentStatus s = status.get();
-        if (s == null || s.appliedGeneration() == 0) {
+        if (s == null || s.seenGeneration() == 0) {
+            reply(ex, 503, "text/plain", "not ready: the source has not been read whole yet (informer caches not synced)\n");
+        } else if (s.appliedGeneration() == 0) {
             reply(ex, 503, "text/plain", "not ready: the first state is not in the kernel yet\n");
         } else if (!s.failures().isEmpty()) {
             reply(ex, 503, "text/plain", "not ready: the backend refuses " + s.failures().size() + " parts (first: " + s.failures().get(0) + ")\n");
@@ -116,6 +124,7 @@ public final class AgentHttp implements AutoCloseable {
     private void state(HttpExchange ex) throws IOException {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("status", status.get());
+        doc.put("objects", objects.get());
         doc.put("pendingPolicies", agent.pendingPolicies());
         doc.put("queue", agent.queueConfig().toString());
         reply(ex, 200, "application/json", new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().serializeNulls().create().toJson(doc) + "\n");

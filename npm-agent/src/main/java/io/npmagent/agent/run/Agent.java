@@ -12,7 +12,9 @@ import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.ApiSyntax;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.ClusterState;
+import io.npmagent.dataplane.model.ObjectRef;
 import io.npmagent.dataplane.model.PodKey;
+import io.npmagent.dataplane.model.ValidationError;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
@@ -25,6 +27,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The agent's pipeline, whatever feeds it: cluster snapshots in, compiler, batching queue, backend.
@@ -43,6 +46,7 @@ public final class Agent implements AutoCloseable {
     private final BatchQueue queue;
     private final PrometheusRegistry registry;
     private ClusterState current;
+    private boolean started;
 
     public Agent(Backends.Chosen chosen, String nodeName, QueueConfig config, PrometheusRegistry registry, Metrics metrics,
             Duration reconcilePeriod) {
@@ -58,16 +62,31 @@ public final class Agent implements AutoCloseable {
     /** Brings the desired state to {@code next}: the whole of it at first, then what changed. */
     public void apply(ClusterState next) {
         if (current == null) {
-            next.asEvents().forEach(compiler::apply);
-            queue.submit(DesiredDelta.of(compiler.snapshot()));
-            queue.flushNow();
-            queue.start();
+            start(next.asEvents());
         } else {
-            for (ClusterEvent e : current.diff(next)) {
-                queue.submit(compiler.apply(e).delta());
-            }
+            current.diff(next).forEach(this::update);
         }
         current = next;
+    }
+
+    /**
+     * The first desired state, whole (namespaces, then pods, then policies), as one batch that the backend
+     * adopts; then the queue starts. Nothing reaches the kernel before this.
+     */
+    public void start(List<ClusterEvent> whole) {
+        if (started) {
+            throw new IllegalStateException("the agent has already started");
+        }
+        whole.forEach(compiler::apply);
+        queue.submit(DesiredDelta.of(compiler.snapshot()));
+        queue.flushNow();
+        queue.start();
+        started = true;
+    }
+
+    /** One change after the start, through the compiler into the queue. */
+    public void update(ClusterEvent event) {
+        queue.submit(compiler.apply(event).delta());
     }
 
     /** Takes new batching settings between batches (a configuration reload). */
@@ -81,7 +100,7 @@ public final class Agent implements AutoCloseable {
 
     /** Whether everything applied so far is in the kernel. */
     public boolean converged() {
-        return current != null && queue.idle();
+        return started && queue.idle();
     }
 
     public String backendName() {
@@ -121,6 +140,11 @@ public final class Agent implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /** Objects with invalid parts, as the compiler found them; for the model thread only. */
+    public Map<ObjectRef, List<ValidationError>> objectErrors() {
+        return compiler.errors();
     }
 
     /** Writes the metrics, as OpenMetrics text or Prometheus text; safe from any thread. */

@@ -4,16 +4,11 @@ import io.npmagent.agent.source.manifest.ManifestDirectory;
 import io.npmagent.dataplane.model.ApiSyntax;
 import io.npmagent.dataplane.model.ClusterState;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
@@ -23,17 +18,15 @@ import java.util.function.UnaryOperator;
  * addresses and to build them), and tracks convergence, which it writes to the state directory as
  * {@link AgentStatus} with the metrics beside it ({@code metrics.prom}).
  */
-public final class ManifestLoop {
+public final class ManifestLoop implements ModelLoop {
     private static final System.Logger LOG = System.getLogger(ManifestLoop.class.getName());
     public static final String METRICS_FILE = "metrics.prom";
 
     private final ManifestDirectory dir;
     private final Agent agent;
-    private final Path stateDir;
     private final UnaryOperator<ClusterState> enrich;
     private final Consumer<ClusterState> prepare;
-    private volatile boolean stopped;
-    private final CountDownLatch finished = new CountDownLatch(1);
+    private final LoopStop stop = new LoopStop();
 
     private long seenGeneration;
     private String seenHash = "";
@@ -41,10 +34,7 @@ public final class ManifestLoop {
     private String appliedHash = "";
     private String podsHash = "";
     private List<String> problems = List.of();
-    private AgentStatus lastWritten;
-    /** The status as of the last step, for readers on other threads (the HTTP endpoints). */
-    private volatile AgentStatus latest;
-    private Instant lastMetrics = Instant.EPOCH;
+    private final StatusReport report;
 
     /**
      * @param stateDir where to write status and metrics (null: nowhere)
@@ -55,15 +45,16 @@ public final class ManifestLoop {
             Consumer<ClusterState> prepare) {
         this.dir = dir;
         this.agent = agent;
-        this.stateDir = stateDir;
+        this.report = new StatusReport(stateDir, agent::metricsText);
         this.enrich = enrich;
         this.prepare = prepare;
     }
 
     /** Polls until {@link #stop}, then closes the agent (its queue flushes what is due). */
+    @Override
     public void run(Duration poll) {
         try {
-            while (!stopped) {
+            while (!stop.requested()) {
                 step();
                 try {
                     Thread.sleep(poll.toMillis());
@@ -75,27 +66,11 @@ public final class ManifestLoop {
             step();
         } finally {
             agent.close();
-            finished.countDown();
+            stop.finished();
         }
     }
 
-    /**
-     * Asks the loop to stop and waits (at most {@code wait}) until it has, for a shutdown hook: the JVM
-     * must not exit halfway through a kernel write. The caller must not be the loop's own thread.
-     */
-    public void stop(Duration wait) {
-        stopped = true;
-        try {
-            finished.await(wait.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
 
-    /** Stops the loop from a shutdown signal. */
-    public void stopOnShutdown() {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(Duration.ofSeconds(10)), "npm-agent-stop"));
-    }
 
     /** One poll: read the directory if it changed, apply it, note convergence. */
     public void step() {
@@ -133,34 +108,17 @@ public final class ManifestLoop {
     }
 
     /** The status as of the last poll, null before the first: safe from any thread (the model is only touched by the loop). */
+    @Override
+    public void stop(Duration wait) {
+        stop.stop(wait);
+    }
+
+    @Override
     public AgentStatus latest() {
-        return latest;
+        return report.latest();
     }
 
     private void writeStatus() {
-        AgentStatus now = status();
-        latest = now;
-        if (stateDir == null) {
-            return;
-        }
-        try {
-            if (lastWritten == null || !sameButTime(now, lastWritten)) {
-                now.write(stateDir);
-                lastWritten = now;
-            }
-            if (Instant.now().isAfter(lastMetrics.plusSeconds(1))) {
-                Path tmp = stateDir.resolve(METRICS_FILE + ".tmp");
-                Files.writeString(tmp, agent.metricsText(), StandardCharsets.UTF_8);
-                Files.move(tmp, stateDir.resolve(METRICS_FILE), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-                lastMetrics = Instant.now();
-            }
-        } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "cannot write the status to " + stateDir, e);
-        }
-    }
-
-    private static boolean sameButTime(AgentStatus a, AgentStatus b) {
-        return a.seenHash().equals(b.seenHash()) && a.appliedHash().equals(b.appliedHash()) && a.podsHash().equals(b.podsHash())
-                && a.policies() == b.policies() && a.failures().equals(b.failures()) && a.problems().equals(b.problems());
+        report.publish(status());
     }
 }

@@ -33,7 +33,7 @@ public final class SandboxDaemon {
         Agent agent = new Agent(backend, null, QueueConfig.DEFAULTS, registry, metrics, Duration.ofSeconds(10));
         ManifestLoop loop = new ManifestLoop(new ManifestDirectory(Path.of(spec.manifests())), agent, sandbox.dir(),
                 addresses::assign, pods::reconcile);
-        loop.stopOnShutdown();
+        loop.stopOnShutdown(Duration.ofSeconds(20));
         loop.run(Duration.ofMillis(100));
     }
 }

@@ -16,6 +16,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,7 +33,7 @@ class AgentHttpTest {
         PrometheusRegistry registry = new PrometheusRegistry();
         agent = new Agent(new Backends.Chosen(new FakeBackend(), "fake"), null, QueueConfig.DEFAULTS, registry, new Metrics(registry),
                 Duration.ofMinutes(1));
-        http = AgentHttp.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0), agent, status::get);
+        http = AgentHttp.start(new InetSocketAddress("127.0.0.1", 0), new InetSocketAddress("127.0.0.1", 0), agent, status::get, () -> Map.of("pods", 3));
     }
 
     @AfterEach
@@ -50,12 +51,21 @@ class AgentHttpTest {
     }
 
     private static AgentStatus status(long applied, List<String> failures) {
-        return new AgentStatus("fake", "fake", "h1", 1, applied == 0 ? "" : "h1", applied, "", 3, failures, List.of(), "now");
+        return status(1, applied, failures);
+    }
+
+    private static AgentStatus status(long seen, long applied, List<String> failures) {
+        return new AgentStatus("fake", "fake", "h1", seen, applied == 0 ? "" : "h1", applied, "", 3, failures, List.of(), "now");
     }
 
     @Test
     void healthAndReadiness() throws Exception {
         assertThat(get(http.mainAddress(), "/healthz", null).statusCode()).isEqualTo(200);
+        HttpResponse<String> unsynced = get(http.mainAddress(), "/readyz", null);
+        assertThat(unsynced.statusCode()).isEqualTo(503);
+        assertThat(unsynced.body()).contains("caches not synced");
+
+        status.set(status(1, 0, List.of()));
         HttpResponse<String> notYet = get(http.mainAddress(), "/readyz", null);
         assertThat(notYet.statusCode()).isEqualTo(503);
         assertThat(notYet.body()).contains("first state is not in the kernel");
@@ -86,7 +96,8 @@ class AgentHttpTest {
         status.set(status(1, List.of()));
         HttpResponse<String> state = get(http.debugAddress(), "/debug/state", null);
         assertThat(state.statusCode()).isEqualTo(200);
-        assertThat(state.body()).contains("\"pendingPolicies\": 0").contains("\"appliedGeneration\": 1");
+        assertThat(state.body()).contains("\"pendingPolicies\": 0").contains("\"appliedGeneration\": 1")
+                .contains("\"pods\": 3");
         assertThat(get(http.mainAddress(), "/debug/state", null).statusCode()).isEqualTo(404);
         assertThat(get(http.debugAddress(), "/metrics", null).statusCode()).isEqualTo(404);
         assertThat(get(http.mainAddress(), "/metricsx", null).statusCode()).isEqualTo(404);

@@ -82,7 +82,7 @@ public final class KubeObjects {
         V1PodStatus status = pod.getStatus();
         return Pod.builder(meta.getNamespace(), meta.getName())
                 .labels(strings(meta.getLabels()))
-                .annotations(strings(meta.getAnnotations()))
+                .annotations(strings(SlimObjects.readAnnotations(meta.getAnnotations())))
                 .nodeName(spec == null ? null : spec.getNodeName())
                 .hostNetwork(spec != null && Boolean.TRUE.equals(spec.getHostNetwork()))
                 .phase(PodPhase.parse(status == null ? null : status.getPhase()))

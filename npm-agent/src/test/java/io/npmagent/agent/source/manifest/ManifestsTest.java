@@ -220,13 +220,14 @@ class ManifestsTest {
                     empty: ""
                     tilde: ~
                   annotations:
-                    block: |
+                    kubernetes.io/ingress-bandwidth: |
                       first
                       --- not a separator
                       # not a comment
-                    folded: >-
+                    kubernetes.io/egress-bandwidth: >-
                       a
                       b
+                    unread: "the model keeps only the annotations the agent reads"
                 spec: {containers: [{name: c}]}
                 """;
 
@@ -251,8 +252,8 @@ class ManifestsTest {
                 Map.entry("empty", ""),
                 Map.entry("tilde", "")));
         assertThat(pod.annotations()).isEqualTo(Map.of(
-                "block", "first\n--- not a separator\n# not a comment\n",
-                "folded", "a b"));
+                "kubernetes.io/ingress-bandwidth", "first\n--- not a separator\n# not a comment\n",
+                "kubernetes.io/egress-bandwidth", "a b"));
     }
 
     @Test

@@ -1,0 +1,107 @@
+package io.npmagent.agent.source.k8s;
+
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.CoreV1Event;
+import io.kubernetes.client.openapi.models.V1EventSource;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1ObjectReference;
+import io.npmagent.dataplane.model.ObjectRef;
+import io.npmagent.dataplane.model.ValidationError;
+import java.time.OffsetDateTime;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * Tells the object's owner, as a Kubernetes Warning Event on the object, what part of it this node's
+ * agent cannot enforce (and so enforces closed): a NetworkPolicy with an invalid field, a pod with an
+ * invalid bandwidth annotation. One event per object and distinct message, posted when the problem first
+ * appears or changes; posting happens on a thread of its own, so a slow API server never holds up the
+ * model thread, and a failed post is logged, not retried (the status and /debug/state still list it).
+ */
+public final class ProblemEvents implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(ProblemEvents.class.getName());
+    static final String COMPONENT = "npm-agent";
+    /** The API server caps an event's message; the whole list is in the agent's status. */
+    static final int MAX_MESSAGE = 1024;
+
+    private final CoreV1Api api;
+    private final String node;
+    private final Map<ObjectRef, String> posted = new HashMap<>();
+    private final ExecutorService poster = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "npm-agent-events");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public ProblemEvents(ApiClient client, String node) {
+        this.api = new CoreV1Api(client);
+        this.node = node;
+    }
+
+    /** Posts an event for every object whose problems are new or changed since the last call; model thread only. */
+    public void report(Map<ObjectRef, List<ValidationError>> errors) {
+        posted.keySet().removeIf(ref -> !errors.containsKey(ref) || errors.get(ref).isEmpty());
+        errors.forEach((ref, list) -> {
+            if (list.isEmpty()) {
+                return;
+            }
+            String message = list.stream().map(e -> e.field() + ": " + e.reason()).collect(Collectors.joining("; "));
+            if (!message.equals(posted.get(ref))) {
+                posted.put(ref, message);
+                CoreV1Event event = event(ref, message);
+                poster.execute(() -> post(event));
+            }
+        });
+    }
+
+    CoreV1Event event(ObjectRef ref, String message) {
+        String text = "not enforced as written on node " + node + " (fails closed): " + message;
+        if (text.length() > MAX_MESSAGE) {
+            text = text.substring(0, MAX_MESSAGE - 3) + "...";
+        }
+        OffsetDateTime now = OffsetDateTime.now();
+        // Events of cluster-scoped objects (namespaces) live in "default", as kubectl looks for them.
+        String namespace = ref.namespace() == null ? "default" : ref.namespace();
+        return new CoreV1Event()
+                .apiVersion("v1")
+                .kind("Event")
+                .metadata(new V1ObjectMeta().generateName(ref.name() + ".").namespace(namespace))
+                .involvedObject(new V1ObjectReference().kind(ref.kind()).namespace(ref.namespace()).name(ref.name())
+                        .apiVersion(ref.kind().equals("NetworkPolicy") ? "networking.k8s.io/v1" : "v1"))
+                .type("Warning")
+                .reason("Invalid" + ref.kind())
+                .message(text)
+                .source(new V1EventSource().component(COMPONENT).host(node))
+                .reportingComponent(COMPONENT)
+                .reportingInstance(node)
+                .firstTimestamp(now)
+                .lastTimestamp(now)
+                .count(1);
+    }
+
+    private void post(CoreV1Event event) {
+        try {
+            api.createNamespacedEvent(event.getMetadata().getNamespace(), event).execute();
+        } catch (ApiException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot post an event about {0}: {1}", event.getInvolvedObject().getName(),
+                    e instanceof ApiException a ? a.getCode() + " " + a.getResponseBody() : e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        poster.shutdown();
+        try {
+            poster.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

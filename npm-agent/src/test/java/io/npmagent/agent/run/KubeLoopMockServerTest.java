@@ -1,0 +1,276 @@
+package io.npmagent.agent.run;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
+import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.kubernetes.client.openapi.JSON;
+import io.kubernetes.client.openapi.models.V1Namespace;
+import io.kubernetes.client.openapi.models.V1NetworkPolicy;
+import io.kubernetes.client.openapi.models.V1Pod;
+import io.npmagent.agent.backend.Backends;
+import io.npmagent.agent.source.k8s.KubeObjects;
+import io.npmagent.agent.source.k8s.KubeSource;
+import io.npmagent.agent.source.k8s.MockApiServer;
+import io.npmagent.dataplane.backend.FakeBackend;
+import io.npmagent.dataplane.batch.QueueConfig;
+import io.npmagent.dataplane.desired.CanonicalState;
+import io.npmagent.dataplane.desired.DesiredState;
+import io.npmagent.dataplane.desired.DesiredStateInterpreter;
+import io.npmagent.dataplane.eval.Endpoint;
+import io.npmagent.dataplane.eval.ReferenceEvaluator;
+import io.npmagent.dataplane.eval.Verdict;
+import io.npmagent.dataplane.metrics.Metrics;
+import io.npmagent.dataplane.model.ClusterEvent;
+import io.npmagent.dataplane.model.ClusterState;
+import io.npmagent.dataplane.model.FieldErrors;
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.dataplane.model.ObjectRef;
+import io.npmagent.dataplane.model.Protocol;
+import io.npmagent.dataplane.policy.PolicyCompiler;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The agent's Kubernetes path end to end against fabric8's mock API server in CRUD mode: informers,
+ * {@link KubeLoop}, compiler, queue, and a recording {@link FakeBackend} in place of the kernel. After
+ * every change the backend must hold what a compile from scratch of the server's objects gives, and
+ * its verdicts must be the reference evaluator's.
+ */
+class KubeLoopMockServerTest {
+    private static final String NODE = "node-a";
+    private static final int[] PORTS = {80, 81, 443};
+    private static final JSON CLIENT_JSON = new JSON();
+
+    private MockApiServer api;
+    private NamespacedKubernetesClient kube;
+    private FakeBackend backend;
+    private Agent agent;
+    private KubeLoop loop;
+    private Thread thread;
+
+    @BeforeEach
+    void server() {
+        api = new MockApiServer();
+        kube = api.client();
+    }
+
+    @AfterEach
+    void stop() {
+        if (loop != null) {
+            loop.stop(Duration.ofSeconds(10));
+        }
+        kube.close();
+        api.close();
+    }
+
+    private void startAgent() {
+        backend = new FakeBackend();
+        PrometheusRegistry registry = new PrometheusRegistry();
+        agent = new Agent(new Backends.Chosen(backend, "fake"), NODE, new QueueConfig(true, 100, Duration.ofMillis(50)), registry,
+                new Metrics(registry), Duration.ofMinutes(10));
+        loop = new KubeLoop(new KubeSource(api.apiClient(), Duration.ofMinutes(10)), agent, null);
+        thread = new Thread(() -> loop.run(Duration.ofMillis(20)), "kube-loop-test");
+        thread.start();
+    }
+
+    @Test
+    void theFirstBatchIsTheWholeClusterAndLaterChangesFollowIt() throws Exception {
+        create(namespace("x", "team", "a"), namespace("y", "team", "b"));
+        for (int i = 0; i < 20; i++) {
+            create(pod("x", "p" + i, i % 2 == 0 ? NODE : "node-b", "10.0.0." + (i + 1), "app", i % 3 == 0 ? "db" : "web"));
+            create(pod("y", "q" + i, i % 2 == 1 ? NODE : "node-b", "10.0.1." + (i + 1), "app", "client"));
+        }
+        create(policy("x", "db-from-web", "app", "db", "app", "web", null, 443), policy("x", "web-from-team-b", "app", "web", null, null, "b", 80));
+        startAgent();
+        awaitConverged();
+        assertThat(backend.batches()).as("one batch before any change: nothing applied before the caches synced").hasSize(1);
+        assertMatchesServer();
+
+        // Updates: a pod leaves a selector, a policy changes its port, a namespace its labels.
+        kube.pods().inNamespace("x").withName("p0").edit(p -> new PodBuilder(p).editMetadata().addToLabels("app", "web").endMetadata().build());
+        kube.network().v1().networkPolicies().inNamespace("x").withName("db-from-web")
+                .edit(p -> new NetworkPolicyBuilder(p).editSpec().editFirstIngress().editFirstPort().withPort(new io.fabric8.kubernetes.api.model.IntOrString(81)).endPort().endIngress()
+                        .endSpec().build());
+        kube.namespaces().withName("y").edit(n -> new NamespaceBuilder(n).editMetadata().addToLabels("team", "a").endMetadata().build());
+        awaitConverged();
+        assertMatchesServer();
+
+        // Deletes, and a new pod whose address an old one had.
+        kube.pods().inNamespace("x").withName("p2").delete();
+        kube.network().v1().networkPolicies().inNamespace("x").withName("web-from-team-b").delete();
+        create(pod("x", "p2-new", NODE, "10.0.0.3", "app", "db"));
+        awaitConverged();
+        assertMatchesServer();
+        assertThat(agent.failures()).isEmpty();
+
+    }
+
+    @Test
+    void aServerRestartAndExpiredWatchesAreSurvivedByRelisting() throws Exception {
+        create(namespace("x", "team", "a"));
+        create(pod("x", "a", NODE, "10.0.0.1", "app", "db"), pod("x", "b", "node-b", "10.0.0.2", "app", "web"));
+        create(policy("x", "db", "app", "db", "app", "web", null, 443));
+        startAgent();
+        awaitConverged();
+        assertMatchesServer();
+
+        // Every watch drops; the new server answers the first re-watches with 410 Gone, so the informers
+        // must relist, and the objects changed in between come back through the relist.
+        api.expireNextWatches(3);
+        api.restart();
+        kube.close();
+        kube = api.client();
+        create(pod("x", "c", NODE, "10.0.0.3", "app", "web"));
+        kube.network().v1().networkPolicies().inNamespace("x").withName("db").delete();
+        create(policy("x", "db2", "app", "db", "app", "web", null, 80));
+        awaitConverged();
+        assertMatchesServer();
+        assertThat(api.requests().stream().filter(r -> r.startsWith("GET /api/v1/pods?") && !r.contains("watch=true")).count())
+                .as("pods listed again after the restart").isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    void aClusterOfManyPagesIsListedWhole() throws Exception {
+        api.preload("/api/v1/namespaces", namespace("x", "team", "a"));
+        for (int i = 0; i < 1234; i++) {
+            Pod p = pod("x", "p" + i, i % 100 == 0 ? NODE : "node-b", "10.1." + (i / 250) + "." + (i % 250 + 1), "app", i % 2 == 0 ? "db" : "web");
+            api.preload("/api/v1/namespaces/x/pods", p);
+        }
+        create(policy("x", "db-from-web", "app", "db", "app", "web", null, 443));
+        startAgent();
+        awaitConverged();
+        assertThat(backend.state().pods()).hasSize(13);
+        assertThat(backend.state().addresses()).hasSize(1234);
+        assertThat(api.requests()).as("pods listed in pages of 500").filteredOn(r -> r.startsWith("GET /api/v1/pods?") && r.contains("continue="))
+                .hasSize(2);
+    }
+
+    @Test
+    void anObjectTheModelCannotHoldIsReportedAndTheRestIsEnforced() throws Exception {
+        create(namespace("x", "team", "a"));
+        create(pod("x", "good", NODE, "10.0.0.1", "app", "db"), pod("x", "bad", NODE, "10.0.0.999", "app", "db"),
+                pod("x", "web", "node-b", "10.0.0.2", "app", "web"));
+        create(policy("x", "db", "app", "db", "app", "web", null, 443));
+        startAgent();
+        awaitConverged();
+        assertMatchesServer();
+        assertThat(loop.latest().problems()).anySatisfy(p -> assertThat(p).contains("Pod x/bad").contains("status.podIP"));
+    }
+
+    // ----- the server's truth, and the comparison -----
+
+    /** What the server holds, read with fabric8's client and decoded as client-java would. */
+    private ClusterState serverState() {
+        List<ClusterEvent> events = new ArrayList<>();
+        kube.namespaces().list().getItems().forEach(n -> events.add(new ClusterEvent.NamespaceUpserted(KubeObjects.namespace(convert(n, V1Namespace.class)))));
+        kube.pods().inAnyNamespace().list().getItems().forEach(p -> {
+            V1Pod pod = convert(p, V1Pod.class);
+            events.add(new ClusterEvent.PodUpserted(KubeObjects.pod(pod, new FieldErrors(new ObjectRef("Pod", "", "")))));
+        });
+        kube.network().v1().networkPolicies().inAnyNamespace().list().getItems()
+                .forEach(p -> events.add(new ClusterEvent.PolicyUpserted(KubeObjects.policy(convert(p, V1NetworkPolicy.class)))));
+        return ClusterState.EMPTY.applyAll(events);
+    }
+
+    private static <T> T convert(HasMetadata object, Class<T> type) {
+        return CLIENT_JSON.deserialize(Serialization.asJson(object), type);
+    }
+
+    private void awaitConverged() throws InterruptedException {
+        Instant deadline = Instant.now().plusSeconds(30);
+        while (Instant.now().isBefore(deadline)) {
+            AgentStatus s = loop.latest();
+            if (s != null && s.appliedGeneration() > 0 && s.appliedGeneration() == s.seenGeneration() && source().equals(expected())) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private CanonicalState source() {
+        return CanonicalState.of(backend.state());
+    }
+
+    private CanonicalState expected() {
+        return CanonicalState.of(PolicyCompiler.compile(serverState(), NODE));
+    }
+
+    private void assertMatchesServer() {
+        ClusterState cluster = serverState();
+        DesiredState applied = backend.state();
+        assertThat(CanonicalState.of(applied)).as("backend state vs a compile from scratch of the server's objects")
+                .isEqualTo(CanonicalState.of(PolicyCompiler.compile(cluster, NODE)));
+        ReferenceEvaluator evaluator = new ReferenceEvaluator(cluster);
+        DesiredStateInterpreter interpreter = new DesiredStateInterpreter(applied);
+        int checked = 0;
+        for (var src : cluster.pods().values()) {
+            for (var dst : cluster.pods().values()) {
+                if (src == dst || src.ips().isEmpty() || dst.ips().isEmpty() || !NODE.equals(dst.nodeName())) {
+                    continue;
+                }
+                IpAddress from = src.ips().get(0);
+                IpAddress to = dst.ips().get(0);
+                for (int port : PORTS) {
+                    Verdict v = evaluator.allowed(Endpoint.external(from), Endpoint.external(to), port, Protocol.TCP);
+                    DesiredStateInterpreter.Outcome ingress = interpreter.side(v.ingress().direction(), from, to, port, Protocol.TCP);
+                    assertThat(ingress).as("%s", v.explain())
+                            .isEqualTo(v.ingress().allowed() ? DesiredStateInterpreter.Outcome.ALLOW : DesiredStateInterpreter.Outcome.DENY);
+                    checked++;
+                }
+            }
+        }
+        assertThat(checked).isPositive();
+    }
+
+    // ----- objects -----
+
+    private void create(HasMetadata... objects) {
+        for (HasMetadata o : objects) {
+            kube.resource(o).create();
+        }
+    }
+
+    private static Namespace namespace(String name, String key, String value) {
+        return new NamespaceBuilder().withNewMetadata().withName(name).withLabels(Map.of(key, value, "kubernetes.io/metadata.name", name))
+                .endMetadata().build();
+    }
+
+    private static Pod pod(String ns, String name, String node, String ip, String key, String value) {
+        return new PodBuilder().withNewMetadata().withNamespace(ns).withName(name).withLabels(Map.of(key, value))
+                .addToAnnotations("kubectl.kubernetes.io/last-applied-configuration", "{\"big\": \"" + "x".repeat(2000) + "\"}")
+                .endMetadata()
+                .withNewSpec().withNodeName(node).addNewContainer().withName("c").withImage("nginx").addNewPort().withContainerPort(80).endPort()
+                .addNewPort().withContainerPort(443).endPort().endContainer().endSpec()
+                .withNewStatus().withPhase("Running").withPodIP(ip).addNewPodIP(ip).endStatus()
+                .build();
+    }
+
+    /** Ingress to pods with {@code key=value} from pods with {@code fromKey=fromValue} (or from namespaces with team=fromTeam) on {@code port}. */
+    private static NetworkPolicy policy(String ns, String name, String key, String value, String fromKey, String fromValue, String fromTeam, int port) {
+        var peer = new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder();
+        if (fromKey != null) {
+            peer.withNewPodSelector().addToMatchLabels(fromKey, fromValue).endPodSelector();
+        } else {
+            peer.withNewNamespaceSelector().addToMatchLabels("team", fromTeam).endNamespaceSelector();
+        }
+        return new NetworkPolicyBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
+                .withNewSpec().withNewPodSelector().addToMatchLabels(key, value).endPodSelector().withPolicyTypes("Ingress")
+                .addNewIngress().withFrom(peer.build()).addNewPort().withProtocol("TCP").withPort(new io.fabric8.kubernetes.api.model.IntOrString(port)).endPort().endIngress()
+                .endSpec().build();
+    }
+}

@@ -1,0 +1,94 @@
+package io.npmagent.agent.source.k8s;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kubernetes.client.openapi.JSON;
+import io.kubernetes.client.openapi.models.V1Namespace;
+import io.kubernetes.client.openapi.models.V1NetworkPolicy;
+import io.kubernetes.client.openapi.models.V1Pod;
+import io.npmagent.dataplane.model.FieldErrors;
+import io.npmagent.dataplane.model.ObjectRef;
+import org.junit.jupiter.api.Test;
+
+/** A slimmed object means to the model exactly what the original means, and is much smaller. */
+class SlimObjectsTest {
+    private static final JSON JSON = new JSON();
+
+    /** A pod as an API server sends it, with everything a real one carries that the agent does not read. */
+    static final String FAT_POD = """
+            {"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-7d9c","namespace":"shop","uid":"1b2c","resourceVersion":"4711",
+             "generateName":"web-","creationTimestamp":"2026-11-01T00:00:00Z",
+             "labels":{"app":"web","pod-template-hash":"7d9c"},
+             "annotations":{"kubernetes.io/egress-bandwidth":"10M","kubernetes.io/ingress-bandwidth":"20M",
+               "kubectl.kubernetes.io/last-applied-configuration":"{\\"spec\\":{\\"containers\\":[]}}","prometheus.io/scrape":"true"},
+             "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-7d9c","uid":"9a","controller":true}],
+             "finalizers":["example.com/keep"],
+             "managedFields":[{"manager":"kubelet","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1",
+               "fieldsV1":{"f:status":{"f:conditions":{},"f:podIP":{}}}}]},
+             "spec":{"nodeName":"node-1","hostNetwork":false,"serviceAccountName":"web","restartPolicy":"Always",
+              "initContainers":[{"name":"init","image":"busybox","command":["sh","-c","true"]},
+                {"name":"proxy","image":"envoy","restartPolicy":"Always","ports":[{"name":"admin","containerPort":9901}]}],
+              "containers":[{"name":"web","image":"nginx:1.27","args":["-g","daemon off;"],
+                "env":[{"name":"A","value":"b"}],"ports":[{"name":"http","containerPort":8080,"protocol":"TCP"},
+                {"name":"dns","containerPort":53,"protocol":"UDP"}],
+                "resources":{"requests":{"cpu":"100m","memory":"64Mi"}},
+                "readinessProbe":{"httpGet":{"path":"/","port":8080}},
+                "volumeMounts":[{"name":"data","mountPath":"/data"}]}],
+              "volumes":[{"name":"data","emptyDir":{}}],
+              "tolerations":[{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}]},
+             "status":{"phase":"Running","podIP":"10.1.2.3","podIPs":[{"ip":"10.1.2.3"},{"ip":"fd00::3"}],"hostIP":"192.168.0.1",
+              "hostIPs":[{"ip":"192.168.0.1"}],
+              "conditions":[{"type":"Ready","status":"True"}],
+              "containerStatuses":[{"name":"web","ready":true,"restartCount":0,"image":"nginx:1.27","imageID":"sha256:ab","started":true,
+                "state":{"running":{"startedAt":"2026-11-01T00:00:01Z"}}}]}}
+            """;
+
+    @Test
+    void aSlimPodIsTheSamePodToTheModelAndKeepsOnlyWhatItReads() {
+        V1Pod fat = JSON.deserialize(FAT_POD, V1Pod.class);
+        V1Pod slim = SlimObjects.pod(fat);
+        FieldErrors errors = new FieldErrors(new ObjectRef("Pod", "shop", "web-7d9c"));
+        assertThat(KubeObjects.pod(slim, errors)).isEqualTo(KubeObjects.pod(fat, errors));
+        assertThat(errors.count()).isZero();
+        assertThat(KubeObjects.pod(slim, errors).ports()).hasSize(3);
+
+        assertThat(slim.getMetadata().getManagedFields()).isNull();
+        assertThat(slim.getMetadata().getAnnotations()).containsOnlyKeys("kubernetes.io/egress-bandwidth", "kubernetes.io/ingress-bandwidth");
+        assertThat(slim.getMetadata().getOwnerReferences()).isNull();
+        assertThat(slim.getSpec().getVolumes()).isNull();
+        assertThat(slim.getSpec().getContainers().get(0).getEnv()).isNull();
+        assertThat(slim.getStatus().getContainerStatuses()).isNull();
+        String slimJson = JSON.serialize(slim);
+        assertThat(slimJson.length()).as("serialized size: %s", slimJson).isLessThan(JSON.serialize(fat).length() / 3);
+    }
+
+    @Test
+    void anotherPodKeepsNoAnnotationsAndNoPortsItDoesNotHave() {
+        V1Pod bare = JSON.deserialize("{\"metadata\":{\"name\":\"p\",\"namespace\":\"x\",\"annotations\":{\"a\":\"b\"}},\"spec\":{\"containers\":"
+                + "[{\"name\":\"c\",\"image\":\"i\"}]},\"status\":{}}", V1Pod.class);
+        V1Pod slim = SlimObjects.pod(bare);
+        FieldErrors errors = new FieldErrors(new ObjectRef("Pod", "x", "p"));
+        assertThat(KubeObjects.pod(slim, errors)).isEqualTo(KubeObjects.pod(bare, errors));
+        assertThat(slim.getMetadata().getAnnotations()).isNull();
+    }
+
+    @Test
+    void aSlimPolicyAndNamespaceAreTheSameToTheModel() {
+        V1NetworkPolicy fat = JSON.deserialize("""
+                {"metadata":{"name":"db","namespace":"shop","annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}"},
+                 "managedFields":[{"manager":"kubectl"}]},
+                 "spec":{"podSelector":{"matchLabels":{"app":"db"}},"policyTypes":["Ingress","Egress"],
+                  "ingress":[{"from":[{"namespaceSelector":{"matchExpressions":[{"key":"team","operator":"In","values":["a"]}]},
+                    "podSelector":{}}],"ports":[{"port":"http","protocol":"TCP"},{"port":5000,"endPort":5010}]}],
+                  "egress":[{"to":[{"ipBlock":{"cidr":"10.0.0.0/8","except":["10.1.0.0/16"]}}]}]}}
+                """, V1NetworkPolicy.class);
+        V1NetworkPolicy slim = SlimObjects.policy(fat);
+        assertThat(KubeObjects.policy(slim)).isEqualTo(KubeObjects.policy(fat));
+        assertThat(slim.getMetadata().getManagedFields()).isNull();
+        assertThat(slim.getMetadata().getAnnotations()).isNull();
+
+        V1Namespace ns = JSON.deserialize("{\"metadata\":{\"name\":\"shop\",\"labels\":{\"team\":\"a\"},\"managedFields\":[{}]}}", V1Namespace.class);
+        assertThat(KubeObjects.namespace(SlimObjects.namespace(ns))).isEqualTo(KubeObjects.namespace(ns));
+        assertThat(SlimObjects.slim(ns)).isNotSameAs(ns);
+    }
+}

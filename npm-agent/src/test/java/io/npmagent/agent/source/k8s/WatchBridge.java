@@ -1,0 +1,279 @@
+package io.npmagent.agent.source.k8s;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.WebSocket;
+import java.net.URLDecoder;
+import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Stands between the agent and fabric8's mock server. The mock server serves watches only over
+ * WebSocket (which a real API server also offers), while client-java watches over a streamed HTTP
+ * response (which a real API server also offers); the bridge carries each watch event, unchanged, from
+ * the one transport to the other, and forwards every other request as it is. When the mock server goes
+ * away, the streams it fed end, exactly as an API server restart ends a client's watches.
+ *
+ * <p>It also serves lists in pages when asked ({@code limit}, {@code continue}), which the mock server
+ * does not, keeps the log of the agent's requests (the RBAC check reads it), and answers watches with
+ * 410 Gone on demand.
+ */
+final class WatchBridge implements AutoCloseable {
+    private static final String END = new String("end of stream");
+
+    private final int upstreamPort;
+    private final HttpServer server;
+    /** HTTP/1.1: the default would offer the mock server an h2c upgrade, under which its large responses stall. */
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    /** Lists being read page by page: the whole list, taken from the server at the first page. */
+    private final Map<String, JsonObject> pagedLists = new ConcurrentHashMap<>();
+    private final AtomicLong listIds = new AtomicLong();
+    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "watch-bridge");
+        t.setDaemon(true);
+        return t;
+    });
+    private final List<String> log = new ArrayList<>();
+    final AtomicInteger expire = new AtomicInteger();
+
+    WatchBridge(int upstreamPort) throws IOException {
+        this.upstreamPort = upstreamPort;
+        this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+        server.setExecutor(threads);
+        server.createContext("/", ex -> {
+            try {
+                String target = ex.getRequestURI().getRawPath() + (ex.getRequestURI().getRawQuery() == null ? "" : "?" + ex.getRequestURI().getRawQuery());
+                synchronized (log) {
+                    log.add(ex.getRequestMethod() + " " + target);
+                }
+                if (target.contains("watch=true")) {
+                    watch(ex, target);
+                } else if (ex.getRequestMethod().equals("GET") && query(ex, "limit") != null) {
+                    page(ex, target);
+                } else {
+                    forward(ex, target);
+                }
+            } catch (IOException | RuntimeException e) {
+                // The client went away, or the upstream did: the client sees its stream end.
+            } finally {
+                ex.close();
+            }
+        });
+        server.start();
+    }
+
+    int port() {
+        return server.getAddress().getPort();
+    }
+
+    List<String> requests() {
+        synchronized (log) {
+            return new ArrayList<>(log);
+        }
+    }
+
+    /**
+     * A list with {@code limit}, served in pages as the API server serves it (the mock server ignores
+     * limit and continue): the first page takes the whole list from the server and keeps it under the
+     * continue token's id; each page carries the items after the token's offset, and a token to the rest.
+     */
+    private void page(HttpExchange ex, String target) throws IOException {
+        int limit = Integer.parseInt(query(ex, "limit"));
+        String token = query(ex, "continue");
+        String id;
+        int offset;
+        JsonObject whole;
+        if (token == null) {
+            id = Long.toString(listIds.incrementAndGet());
+            offset = 0;
+            Upstream all = get(ex.getRequestURI().getRawPath());
+            if (all.status != 200) {
+                reply(ex, all.status, all.type, all.body);
+                return;
+            }
+            whole = JsonParser.parseString(new String(all.body, StandardCharsets.UTF_8)).getAsJsonObject();
+            pagedLists.put(id, whole);
+        } else {
+            String[] parts = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8).split(":");
+            id = parts[0];
+            offset = Integer.parseInt(parts[1]);
+            whole = pagedLists.get(id);
+            if (whole == null) {
+                reply(ex, 410, "application/json", ("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"Expired\","
+                        + "\"code\":410}").getBytes(StandardCharsets.UTF_8));
+                return;
+            }
+        }
+        JsonArray items = whole.getAsJsonArray("items");
+        JsonArray page = new JsonArray();
+        for (int i = offset; i < Math.min(items.size(), offset + limit); i++) {
+            page.add(items.get(i));
+        }
+        JsonObject out = new JsonObject();
+        whole.entrySet().forEach(e -> out.add(e.getKey(), e.getKey().equals("items") ? page : e.getValue()));
+        JsonObject meta = whole.getAsJsonObject("metadata").deepCopy();
+        int next = offset + limit;
+        if (next < items.size()) {
+            meta.addProperty("continue", Base64.getUrlEncoder().encodeToString((id + ":" + next).getBytes(StandardCharsets.UTF_8)));
+            meta.addProperty("remainingItemCount", items.size() - next);
+        } else {
+            pagedLists.remove(id);
+        }
+        out.add("metadata", meta);
+        reply(ex, 200, "application/json", out.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String query(HttpExchange ex, String name) {
+        String q = ex.getRequestURI().getRawQuery();
+        if (q == null) {
+            return null;
+        }
+        for (String kv : q.split("&")) {
+            int eq = kv.indexOf('=');
+            if (eq > 0 && kv.substring(0, eq).equals(name)) {
+                return URLDecoder.decode(kv.substring(eq + 1), StandardCharsets.UTF_8);
+            }
+        }
+        return null;
+    }
+
+    private record Upstream(int status, String type, byte[] body) {}
+
+    private Upstream get(String target) throws IOException {
+        try {
+            HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + upstreamPort + target)).GET().build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            return new Upstream(r.statusCode(), r.headers().firstValue("Content-Type").orElse("application/json"), r.body());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
+    private static void reply(HttpExchange ex, int status, String type, byte[] body) throws IOException {
+        ex.getResponseHeaders().set("Content-Type", type);
+        ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+        if (body.length > 0) {
+            try (OutputStream o = ex.getResponseBody()) {
+                o.write(body);
+            }
+        }
+    }
+
+    private void forward(HttpExchange ex, String target) throws IOException {
+        byte[] body = ex.getRequestBody().readAllBytes();
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + upstreamPort + target))
+                .method(ex.getRequestMethod(), body.length == 0 ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+        String type = ex.getRequestHeaders().getFirst("Content-Type");
+        if (type != null) {
+            request.header("Content-Type", type);
+        }
+        HttpResponse<InputStream> response;
+        try {
+            response = client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+        byte[] out;
+        try (InputStream in = response.body()) {
+            out = in.readAllBytes();
+        }
+        response.headers().firstValue("Content-Type").ifPresent(t -> ex.getResponseHeaders().set("Content-Type", t));
+        ex.sendResponseHeaders(response.statusCode(), out.length == 0 ? -1 : out.length);
+        if (out.length > 0) {
+            try (OutputStream o = ex.getResponseBody()) {
+                o.write(out);
+            }
+        }
+    }
+
+    private void watch(HttpExchange ex, String target) throws IOException {
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        if (expire.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            byte[] gone = ("{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+                    + "\"reason\":\"Expired\",\"code\":410,\"message\":\"too old resource version\"}}\n").getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(200, gone.length);
+            try (OutputStream o = ex.getResponseBody()) {
+                o.write(gone);
+            }
+            return;
+        }
+        BlockingQueue<String> events = new LinkedBlockingQueue<>();
+        WebSocket socket;
+        try {
+            socket = client.newWebSocketBuilder().buildAsync(URI.create("ws://127.0.0.1:" + upstreamPort + target), new WebSocket.Listener() {
+                private final StringBuilder partial = new StringBuilder();
+
+                @Override
+                public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
+                    partial.append(data);
+                    if (last) {
+                        events.add(partial.toString());
+                        partial.setLength(0);
+                    }
+                    ws.request(1);
+                    return null;
+                }
+
+                @Override
+                public CompletionStage<?> onClose(WebSocket ws, int status, String reason) {
+                    events.add(END);
+                    return null;
+                }
+
+                @Override
+                public void onError(WebSocket ws, Throwable error) {
+                    events.add(END);
+                }
+            }).get(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            ex.sendResponseHeaders(503, -1);
+            return;
+        }
+        ex.sendResponseHeaders(200, 0);
+        try (OutputStream o = ex.getResponseBody()) {
+            while (true) {
+                String event = events.take();
+                if (event == END) {
+                    return;
+                }
+                o.write((event.strip() + "\n").getBytes(StandardCharsets.UTF_8));
+                o.flush();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            socket.abort();
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        threads.shutdownNow();
+    }
+}
