@@ -228,9 +228,21 @@ public final class BpfBackend implements Backend {
         }
     }
 
+    /**
+     * How often a reconcile also reads every map back and compares it with the model: every 30th (5 min
+     * at the 10 s default). Only this agent writes the pinned maps, and reading them is the costly part:
+     * at 100,000 pods (the LPM ipcache has no batch read) it takes seconds, during which batches wait. Every
+     * reconcile looks for every local pod's interface again and checks the programs' attachment, which a
+     * CNI or a restarted pod can undo at any moment.
+     */
+    static final int VERIFY_MAPS_EVERY = 30;
+    private int reconciles = 1; // the start has just read everything back
+
     @Override
     public synchronized int reconcile() {
-        readBack();
+        if (reconciles++ % VERIFY_MAPS_EVERY == 0) {
+            readBack();
+        }
         int repaired = converge(true);
         // Idle time: the copy packets do not read catches up, so the next batch writes only its own change.
         write(1 - active);

@@ -46,6 +46,7 @@ public final class BatchQueue implements AutoCloseable {
 
     private final Backend backend;
     private volatile QueueConfig config;
+    private volatile int policiesInKernel;
     /** The periodic flush, rescheduled when the interval changes. */
     private FlushScheduler.Cancellable periodicFlush;
     private final RetryPolicy retry;
@@ -127,6 +128,14 @@ public final class BatchQueue implements AutoCloseable {
         scheduler.every(period, this::reconcileQuietly);
     }
 
+    /**
+     * Policies in the kernel as of the last batch, read on the flush thread: for other threads (the
+     * model thread's status), which must never wait on the backend while it writes or checks the kernel.
+     */
+    public int policiesInKernel() {
+        return policiesInKernel;
+    }
+
     /** Reads back and repairs now, in the caller's thread, between batches; returns objects repaired. */
     public int reconcileNow() {
         flushing.lock();
@@ -143,6 +152,8 @@ public final class BatchQueue implements AutoCloseable {
 
     private void reconcileQuietly() {
         try {
+            // What is due goes first: a drift check can take a while at scale, and changes should not wait for it.
+            flushNow();
             reconcileNow();
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "reconcile failed; the next period tries again", e);
@@ -249,7 +260,8 @@ public final class BatchQueue implements AutoCloseable {
             failures.keySet().removeIf(unit -> !pending.holds(unit));
             metrics.pendingNetPols.set(pending.policies(this::isDue));
         }
-        metrics.numPolicies.set(backend.status().policies());
+        policiesInKernel = backend.status().policies();
+        metrics.numPolicies.set(policiesInKernel);
         return new FlushResult(batch.policyChanges(), batch.delta().size(), whole && refused.isEmpty(), refused);
     }
 

@@ -40,6 +40,7 @@ public final class Metrics {
     /** Units of a failed batch that failed on their own (kind: addresses, peerset, policy, pod). */
     public final Counter applyFailures;
     public final Gauge pendingNetPols;
+    public final Gauge pendingEvents;
     public final Histogram batchSize;
     public final Gauge numPolicies;
     public final Gauge numIptablesRules;
@@ -105,6 +106,10 @@ public final class Metrics {
         pendingNetPols = Gauge.builder()
                 .name("npm_pending_netpols")
                 .help("NetworkPolicy changes waiting in the queue.")
+                .register(registry);
+        pendingEvents = Gauge.builder()
+                .name("npm_pending_events")
+                .help("Cluster events (pods, namespaces, policies) received from the source and not yet through the compiler.")
                 .register(registry);
         batchSize = Histogram.builder()
                 .name("npm_batch_size")

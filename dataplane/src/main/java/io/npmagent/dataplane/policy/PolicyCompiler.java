@@ -117,6 +117,10 @@ public final class PolicyCompiler {
             namespaceChanged(e.namespace().name(), e.namespace());
         } else if (event instanceof ClusterEvent.NamespaceDeleted e) {
             namespaceChanged(e.name(), null);
+        } else if (event instanceof ClusterEvent.PodUpserted e && e.pod().equals(pods.get(e.pod().key()))) {
+            // The pod as it is (an informer's relist or resync redelivers every object): nothing to do, and
+            // at 100,000 pods doing it anyway would hold up every other change for seconds.
+            found = errors.getOrDefault(ObjectRef.of(e.pod().key()), List.of());
         } else if (event instanceof ClusterEvent.PodUpserted e) {
             BandwidthAnnotations.Read bandwidth = BandwidthAnnotations.read(e.pod());
             found = bandwidth.errors();

@@ -17,6 +17,7 @@ import io.npmagent.agent.source.manifest.ManifestDirectory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.npmagent.dataplane.batch.QueueConfig;
 import io.npmagent.dataplane.metrics.Metrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -103,6 +104,7 @@ final class RunCommand implements Callable<Integer> {
         }
         PrometheusRegistry registry = new PrometheusRegistry();
         Metrics metrics = new Metrics(registry);
+        JvmMetrics.builder().register(registry);
         Backends.Chosen backend;
         try {
             backend = Backends.choose(given("--backend") ? options.backend : config.backend(),

@@ -45,6 +45,7 @@ public final class Agent implements AutoCloseable {
     private final PolicyCompiler compiler;
     private final BatchQueue queue;
     private final PrometheusRegistry registry;
+    private final Metrics metrics;
     private ClusterState current;
     private boolean started;
 
@@ -54,6 +55,7 @@ public final class Agent implements AutoCloseable {
         this.backendReason = chosen.reason();
         this.compiler = new PolicyCompiler(nodeName);
         this.registry = registry;
+        this.metrics = metrics;
         this.queue = new BatchQueue(backend, config, RetryPolicy.DEFAULTS, InstantSource.system(),
                 FlushScheduler.singleThread("npm-agent-flush"), metrics);
         queue.reconcileEvery(reconcilePeriod);
@@ -89,6 +91,11 @@ public final class Agent implements AutoCloseable {
         queue.submit(compiler.apply(event).delta());
     }
 
+    /** How many source events wait for the model thread: a backlog that grows is an agent falling behind. */
+    public void noteBacklog(int events) {
+        metrics.pendingEvents.set(events);
+    }
+
     /** Takes new batching settings between batches (a configuration reload). */
     public void reconfigure(QueueConfig config) {
         queue.reconfigure(config);
@@ -113,7 +120,7 @@ public final class Agent implements AutoCloseable {
     }
 
     public int policies() {
-        return backend.status().policies();
+        return queue.policiesInKernel();
     }
 
     /** Parts the kernel refused, with its words; they are being retried. */

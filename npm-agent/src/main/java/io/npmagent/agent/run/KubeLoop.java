@@ -88,6 +88,7 @@ public final class KubeLoop implements ModelLoop {
             batch.forEach(agent::update);
             seen++;
         }
+        agent.noteBacklog(source.events().size());
         if (agent.converged()) {
             applied = seen;
         }

@@ -16,6 +16,7 @@ import io.npmagent.agent.run.Agent;
 import io.npmagent.agent.source.k8s.KubeClients;
 import io.npmagent.agent.source.k8s.KubeSource;
 import io.npmagent.dataplane.backend.FakeBackend;
+import io.npmagent.pipelines.bench.BenchCluster;
 import io.npmagent.dataplane.batch.QueueConfig;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.ClusterEvent;

@@ -3,6 +3,7 @@ package io.npmagent.pipelines.informers;
 import com.google.gson.Gson;
 import com.google.gson.reflect.TypeToken;
 import io.npmagent.agent.source.k8s.MockApiServer;
+import io.npmagent.pipelines.bench.BenchCluster;
 import io.npmagent.pipelines.bench.BenchJson;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

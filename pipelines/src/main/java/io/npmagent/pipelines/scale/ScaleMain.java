@@ -15,15 +15,31 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code pipelines/scale}: runs a scenario on every available backend, foreground and background, side by side. */
+/**
+ * {@code pipelines/scale}: runs a scenario on every available backend, background batching on and off,
+ * side by side. {@code npm640}, {@code large} and {@code churn} drive the whole agent (informers,
+ * compiler, queue, backend, kernel) through fabric8's mock API server and write a report;
+ * {@code npm640-dataplane} drives the dataplane alone, as issue #5 measured it.
+ */
 @Command(name = "scale", mixinStandardHelpOptions = true,
-        description = "Drive the agent's dataplane through a scale scenario and print the figures.")
+        description = "Drive the agent through a scale scenario and report the figures.")
 public final class ScaleMain implements Callable<Integer> {
-    @Option(names = "--scenario", required = true, description = "npm640")
+    @Option(names = "--scenario", required = true, description = "npm640, large, churn (the whole agent) or npm640-dataplane")
     String scenario;
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
     Path json;
+
+    @Option(names = "--short", description = "A small version of the scenario (CI's).")
+    boolean quick;
+
+    @Option(names = "--out", paramLabel = "DIR", defaultValue = "scale-report",
+            description = "Where the report goes: scale.json, scale.md and the charts (default: ${DEFAULT-VALUE}).")
+    Path out;
+
+    @Option(names = "--mode", split = ",", defaultValue = "background,foreground", paramLabel = "MODE,...",
+            description = "NetPolInBackground on (background), off (foreground), or both (default: ${DEFAULT-VALUE}).")
+    List<String> modes;
 
     @Option(names = "--services", description = "Services in the npm640 scenario (default 640).")
     int services = 640;
@@ -42,11 +58,58 @@ public final class ScaleMain implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() throws IOException {
-        if (!scenario.equals("npm640")) {
-            System.err.println("scale: unknown scenario " + scenario + " (npm640)");
+    public Integer call() throws Exception {
+        if (scenario.equals("npm640-dataplane")) {
+            return dataplaneOnly();
+        }
+        ScaleScenario chosenScenario;
+        try {
+            chosenScenario = ScaleScenario.of(scenario, quick);
+        } catch (IllegalArgumentException e) {
+            System.err.println("scale: " + e.getMessage());
             return 2;
         }
+        List<String> chosen = backends != null ? backends : List.of("bpf", "nft", "iptables-nft", "iptables-legacy");
+        String command = "pipelines/scale --scenario " + scenario + (quick ? " --short" : "")
+                + (backends == null ? "" : backends.stream().map(b -> " --backend " + b).reduce("", String::concat))
+                + " --mode " + String.join(",", modes);
+        PrintStream stdout = System.out;
+        stdout.println("# reproduce: " + command);
+        stdout.printf(Locale.ROOT, "# %d cores, kernel %s; the agent is npm-agent run in a JVM of its own, the API server fabric8's mock%n",
+                Runtime.getRuntime().availableProcessors(), System.getProperty("os.version"));
+        List<AgentScaleResult> results = new ArrayList<>();
+        for (String backend : chosen) {
+            if (!Backends.supported(backend, ProcessRunner.host())) {
+                stdout.println("# " + backend + ": tools or kernel features missing, skipped");
+                continue;
+            }
+            for (String mode : modes) {
+                boolean background = mode.equals("background");
+                if (!background && !mode.equals("foreground")) {
+                    System.err.println("scale: --mode takes background and foreground, not " + mode);
+                    return 2;
+                }
+                try {
+                    results.add(new AgentScaleRun(chosenScenario, backend, background, stdout, out.resolve("logs")).run());
+                } catch (AgentScaleRun.FellBehind e) {
+                    stdout.println("# FAILED " + scenario + " " + backend + " " + mode + ": " + e.getMessage());
+                    results.add(AgentScaleResult.failed(chosenScenario, backend, background, Double.NaN, e.getMessage()));
+                }
+            }
+        }
+        stdout.println();
+        stdout.print(ScaleReport.markdown(results));
+        List<Path> written = ScaleReport.write(out, command, results);
+        stdout.println("wrote " + written.stream().map(Path::toString).reduce((a, b) -> a + ", " + b).orElse(""));
+        if (json != null) {
+            Files.copy(out.resolve("scale.json"), json, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            stdout.println("wrote " + json);
+        }
+        return results.stream().allMatch(r -> r.failure() == null) ? 0 : 1;
+    }
+
+    /** NPM's 640 policies through the dataplane alone (compiler, queue, backend), as issue #5 measured it. */
+    private int dataplaneOnly() throws IOException {
         List<String> chosen = backends != null ? backends : List.of("bpf", "iptables-nft", "iptables-legacy", "nft");
         List<ScaleResult> results = new ArrayList<>();
         PrintStream out = System.out;

@@ -23,6 +23,7 @@ import java.util.List;
 public final class MockApiServer implements AutoCloseable {
     /** The mock server logs every request at INFO; a strong reference keeps the level set. */
     private static final java.util.logging.Logger QUIET = quiet();
+    private static final String CREATED = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
     private final Store store = new Store();
     private final WatchBridge bridge;
     private KubernetesMockServer server;
@@ -38,6 +39,9 @@ public final class MockApiServer implements AutoCloseable {
     }
 
     private static java.util.logging.Logger quiet() {
+        // The server renders a whole list on its event loop; at 100,000 pods that takes seconds, which
+        // Vert.x reports as a blocked thread, with a stack trace, every second. Known and harmless here.
+        System.setProperty("org.slf4j.simpleLogger.log.io.vertx.core.impl.BlockedThreadChecker", "error");
         java.util.logging.Logger l = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
         l.setLevel(java.util.logging.Level.WARNING);
         return l;
@@ -98,6 +102,10 @@ public final class MockApiServer implements AutoCloseable {
      */
     public void preload(String collection, HasMetadata object) {
         object.getMetadata().setResourceVersion(Long.toString(store.requestResourceVersion()));
+        // What a create sets and an update keeps: without them the server fails an update of the object.
+        object.getMetadata().setUid(java.util.UUID.randomUUID().toString());
+        object.getMetadata().setCreationTimestamp(CREATED);
+        object.getMetadata().setGeneration(1L);
         String json = Serialization.asJson(object);
         AttributeSet key = AttributeSet.merge(store.getAttributeExtractor().fromPath(collection), store.getAttributeExtractor().fromResource(json));
         store.getMap().put(key, json);

@@ -37,7 +37,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the one transport to the other, and forwards every other request as it is. When the mock server goes
  * away, the streams it fed end, exactly as an API server restart ends a client's watches.
  *
- * <p>It also serves lists in pages when asked ({@code limit}, {@code continue}), which the mock server
+ * <p>A watch from a resource version gets only the events after it, as from an API server (the mock
+ * server replays every object it holds at the start of each watch). It also serves lists in pages when asked ({@code limit}, {@code continue}), which the mock server
  * does not, keeps the log of the agent's requests (the RBAC check reads it), and answers watches with
  * 410 Gone on demand.
  */
@@ -144,6 +145,23 @@ final class WatchBridge implements AutoCloseable {
         }
         out.add("metadata", meta);
         reply(ex, 200, "application/json", out.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static long since(String resourceVersion) {
+        try {
+            return resourceVersion == null ? 0 : Long.parseLong(resourceVersion);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /** An ADDED event for an object that existed at resource version {@code since} (a DELETED one keeps its old version). */
+    private static boolean replayed(String event, long since) {
+        JsonObject e = JsonParser.parseString(event).getAsJsonObject();
+        JsonObject object = e.getAsJsonObject("object");
+        JsonObject meta = object == null ? null : object.getAsJsonObject("metadata");
+        return "ADDED".equals(e.has("type") ? e.get("type").getAsString() : null) && meta != null && meta.has("resourceVersion")
+                && since(meta.get("resourceVersion").getAsString()) <= since;
     }
 
     private static String query(HttpExchange ex, String name) {
@@ -255,11 +273,17 @@ final class WatchBridge implements AutoCloseable {
             return;
         }
         ex.sendResponseHeaders(200, 0);
+        long since = since(query(ex, "resourceVersion"));
         try (OutputStream o = ex.getResponseBody()) {
             while (true) {
                 String event = events.take();
                 if (event == END) {
                     return;
+                }
+                if (since > 0 && replayed(event, since)) {
+                    // The mock server starts a watch with every object it holds, as ADDED; an API server
+                    // sends only what changed after the resource version asked for.
+                    continue;
                 }
                 o.write((event.strip() + "\n").getBytes(StandardCharsets.UTF_8));
                 o.flush();

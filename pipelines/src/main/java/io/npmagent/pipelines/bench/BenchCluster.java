@@ -1,4 +1,4 @@
-package io.npmagent.pipelines.informers;
+package io.npmagent.pipelines.bench;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -7,26 +7,26 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.npmagent.agent.source.k8s.MockApiServer;
 
 /**
- * The cluster the informer benchmark lists: namespaces of 100 pods each, pods as a Deployment makes
+ * The clusters the informer benchmark and the scale pipeline serve: namespaces of 100 pods each, pods as a Deployment makes
  * them and an API server returns them (managedFields, owner references, env, volumes, probes,
  * container statuses: about 3 KB of JSON each), and policies spread over the namespaces, each
  * selecting one app and admitting another app and a team's namespaces on a port.
  */
-final class BenchCluster {
-    static final int PODS_PER_NAMESPACE = 100;
-    static final int APPS = 10;
-    static final String NODE = "node-1";
+public final class BenchCluster {
+    public static final int PODS_PER_NAMESPACE = 100;
+    public static final int APPS = 10;
+    public static final String NODE = "node-1";
     /** Pods on the benchmark's own node: what a node of 110 pods has. */
-    static final int LOCAL_PODS = 110;
+    public static final int LOCAL_PODS = 110;
 
     private BenchCluster() {}
 
-    static int namespaces(int pods) {
+    public static int namespaces(int pods) {
         return (pods + PODS_PER_NAMESPACE - 1) / PODS_PER_NAMESPACE;
     }
 
     /** Puts the cluster into the mock server's store. */
-    static void write(MockApiServer api, int pods, int policies) {
+    public static void write(MockApiServer api, int pods, int policies) {
         int namespaces = namespaces(pods);
         for (int n = 0; n < namespaces; n++) {
             api.preload("/api/v1/namespaces", Serialization.unmarshal("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ns-" + n
@@ -44,10 +44,19 @@ final class BenchCluster {
 
     /** Pod i: every {@code pods / LOCAL_PODS}-th one runs on this node. */
     static Pod pod(int i, int pods) {
+        String node = i % Math.max(1, pods / LOCAL_PODS) == 0 ? NODE : "node-" + (2 + i % 997);
+        return pod(i, node, address(i));
+    }
+
+    /** The address of pod i: 10.0.0.0 and up (pods of other nodes, in the scale pipeline). */
+    public static String address(int i) {
+        return "10." + ((i >> 16) & 255) + "." + ((i >> 8) & 255) + "." + (i & 255);
+    }
+
+    /** Pod i of namespace {@code ns-(i / 100)}, labelled {@code app-(i mod 10)}, on {@code node} at {@code ip}. */
+    public static Pod pod(int i, String node, String ip) {
         int ns = i / PODS_PER_NAMESPACE;
         String app = "app-" + (i % APPS);
-        String node = i % Math.max(1, pods / LOCAL_PODS) == 0 ? NODE : "node-" + (2 + i % 997);
-        String ip = "10." + ((i >> 16) & 255) + "." + ((i >> 8) & 255) + "." + (i & 255);
         String name = app + "-" + Integer.toHexString(0x10000 + i);
         String json = """
                 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"%1$s","namespace":"ns-%2$d","generateName":"%3$s-",
@@ -86,7 +95,7 @@ final class BenchCluster {
     }
 
     /** Policy i: in namespace i mod namespaces, selects one app, admits another app and one team's namespaces on one port. */
-    static NetworkPolicy policy(int i, int namespaces) {
+    public static NetworkPolicy policy(int i, int namespaces) {
         String json = """
                 {"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"policy-%1$d","namespace":"ns-%2$d"},
                  "spec":{"podSelector":{"matchLabels":{"app":"app-%3$d"}},"policyTypes":["Ingress"],

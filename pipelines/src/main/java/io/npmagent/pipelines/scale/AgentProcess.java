@@ -1,0 +1,184 @@
+package io.npmagent.pipelines.scale;
+
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code npm-agent run} as a process of its own, as a DaemonSet runs it: against the API server through a
+ * kubeconfig, with a configuration file, on the run's node namespace and bpffs. What the scale run reads
+ * of it: its endpoints (/readyz, /metrics, /debug/state) and, from /proc, its memory and CPU.
+ */
+final class AgentProcess implements AutoCloseable {
+    private final Process process;
+    private final int port;
+    private final int debugPort;
+    private final Path log;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    /** @param logs where the agent's log and its GC log go ({@code PREFIX.log}, {@code PREFIX.gc.log}) */
+    AgentProcess(Path dir, Path logs, String prefix, int apiPort, String node, String netns, Path bpffs, String backend, boolean background)
+            throws IOException {
+        this.port = freePort();
+        this.debugPort = freePort();
+        Files.createDirectories(logs);
+        this.log = logs.resolve(prefix + ".log");
+        Files.deleteIfExists(log);
+        Path kubeconfig = dir.resolve("kubeconfig");
+        Files.writeString(kubeconfig, "apiVersion: v1\nkind: Config\nclusters: [{name: mock, cluster: {server: \"http://127.0.0.1:" + apiPort
+                + "\"}}]\nusers: [{name: none, user: {}}]\ncontexts: [{name: mock, context: {cluster: mock, user: none}}]\ncurrent-context: mock\n");
+        Path config = dir.resolve("npm-agent.json");
+        Files.writeString(config, "{\"NetPolInBackground\": " + background + ", \"ListeningAddress\": \"127.0.0.1\", \"ListeningPort\": " + port
+                + ", \"DebugListeningPort\": " + debugPort + ", \"LogLevel\": \"warning\"" + "}\n");
+        String java = ProcessHandle.current().info().command().orElse("java");
+        // The DaemonSet's collector (deploy/daemonset.yaml), with its log kept beside the agent's.
+        ProcessBuilder pb = new ProcessBuilder(java, "-XX:+UseSerialGC", "-Xlog:gc:file=" + logs.resolve(prefix + ".gc.log"), "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main",
+                "run", "--kubeconfig", kubeconfig.toString(), "--config", config.toString(), "--backend", backend, "--netns", netns,
+                "--bpffs", bpffs.toString(), "--poll-ms", "20")
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.environment().put("NODE_NAME", node);
+        this.process = pb.start();
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean alive() {
+        return process.isAlive();
+    }
+
+    /** The last lines the agent wrote, for an error message. */
+    String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    boolean ready() {
+        return status("/readyz", port) == 200;
+    }
+
+    /** /debug/state as JSON, or null while the agent does not answer. */
+    JsonObject state() {
+        String body = body("/debug/state", debugPort);
+        return body == null ? null : JsonParser.parseString(body).getAsJsonObject();
+    }
+
+    /** /metrics as Prometheus text, or "" while the agent does not answer. */
+    String metrics() {
+        String body = body("/metrics", port);
+        return body == null ? "" : body;
+    }
+
+    /** Asks the JVM for a full collection (jcmd), then reads the heap in use from its metrics: what stays reachable. */
+    long heapAfterGc() throws IOException, InterruptedException {
+        Path jcmd = Path.of(ProcessHandle.current().info().command().orElse("java")).resolveSibling("jcmd");
+        Process gc = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "GC.run")
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        gc.waitFor();
+        Thread.sleep(200);
+        double heap = 0;
+        for (Map.Entry<String, Double> e : PromText.samples(metrics(), "jvm_memory_used_bytes").entrySet()) {
+            if (e.getKey().contains("area=\"heap\"")) {
+                heap += e.getValue();
+            }
+        }
+        return (long) heap;
+    }
+
+    long rssBytes() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+            }
+        }
+        return -1;
+    }
+
+    /** User and system CPU time of the agent so far. */
+    double cpuSeconds() throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        // After the command: state is field 3, utime 14 and stime 15 (1-based) of the whole line.
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+    }
+
+    private int status(String path, int onPort) {
+        try {
+            return http.send(request(path, onPort), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
+        }
+    }
+
+    private String body(String path, int onPort) {
+        try {
+            HttpResponse<String> r = http.send(request(path, onPort), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? r.body() : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    private static HttpRequest request(String path, int onPort) {
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + onPort + path)).timeout(Duration.ofSeconds(10)).build();
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** SIGTERM, as the kubelet stops it; SIGKILL if it has not stopped in 30 s. */
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+
+    /** Waits until {@code check} holds, failing loudly if the agent dies or {@code limit} passes. */
+    void await(java.util.function.BooleanSupplier check, Duration limit, String what) throws InterruptedException {
+        Instant deadline = Instant.now().plus(limit);
+        while (!check.getAsBoolean()) {
+            if (!alive()) {
+                throw new IllegalStateException("the agent exited while waiting for " + what + ":\n" + logTail());
+            }
+            if (Instant.now().isAfter(deadline)) {
+                throw new IllegalStateException("gave up after " + limit.toSeconds() + " s waiting for " + what + ":\n" + logTail());
+            }
+            Thread.sleep(20);
+        }
+    }
+
+}

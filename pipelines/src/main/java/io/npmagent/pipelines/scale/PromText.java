@@ -1,0 +1,79 @@
+package io.npmagent.pipelines.scale;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** What the scale run reads from the agent's /metrics: samples of a metric, and quantiles of a histogram's growth. */
+final class PromText {
+    private PromText() {}
+
+    /** Every sample of {@code name} (exactly that series name), by its label set as written ({@code {a="b"}} or ""). */
+    static Map<String, Double> samples(String text, String name) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        for (String line : text.split("\n")) {
+            if (line.startsWith("#") || !line.startsWith(name)) {
+                continue;
+            }
+            String rest = line.substring(name.length());
+            String labels = "";
+            if (rest.startsWith("{")) {
+                int end = rest.indexOf('}');
+                labels = rest.substring(0, end + 1);
+                rest = rest.substring(end + 1);
+            } else if (!rest.startsWith(" ")) {
+                continue; // another metric whose name starts with this one
+            }
+            String[] parts = rest.trim().split(" ");
+            out.merge(labels, Double.parseDouble(parts[0]), Double::sum);
+        }
+        return out;
+    }
+
+    /** A histogram's buckets summed over its other labels: upper bound → cumulative count. */
+    static TreeMap<Double, Double> buckets(String text, String histogram) {
+        TreeMap<Double, Double> out = new TreeMap<>();
+        samples(text, histogram + "_bucket").forEach((labels, count) -> {
+            int at = labels.indexOf("le=\"");
+            String le = labels.substring(at + 4, labels.indexOf('"', at + 4));
+            out.merge(le.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(le), count, Double::sum);
+        });
+        return out;
+    }
+
+    /** The observations between two scrapes, as buckets. */
+    static TreeMap<Double, Double> growth(TreeMap<Double, Double> before, TreeMap<Double, Double> after) {
+        TreeMap<Double, Double> out = new TreeMap<>();
+        after.forEach((le, n) -> out.put(le, n - before.getOrDefault(le, 0.0)));
+        return out;
+    }
+
+    /** {@code q} of the observations, as Prometheus' histogram_quantile estimates it (linear within a bucket). */
+    static double quantile(TreeMap<Double, Double> buckets, double q) {
+        if (buckets.isEmpty()) {
+            return Double.NaN;
+        }
+        double total = buckets.lastEntry().getValue();
+        if (total <= 0) {
+            return Double.NaN;
+        }
+        double rank = q * total;
+        double lowerBound = 0;
+        double lowerCount = 0;
+        List<Map.Entry<Double, Double>> entries = new ArrayList<>(buckets.entrySet());
+        for (Map.Entry<Double, Double> e : entries) {
+            if (e.getValue() >= rank) {
+                if (e.getKey().isInfinite()) {
+                    return lowerBound;
+                }
+                double inBucket = e.getValue() - lowerCount;
+                return inBucket <= 0 ? e.getKey() : lowerBound + (e.getKey() - lowerBound) * (rank - lowerCount) / inBucket;
+            }
+            lowerBound = e.getKey();
+            lowerCount = e.getValue();
+        }
+        return lowerBound;
+    }
+}

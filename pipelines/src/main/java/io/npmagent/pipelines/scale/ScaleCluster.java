@@ -1,0 +1,123 @@
+package io.npmagent.pipelines.scale;
+
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
+import io.npmagent.agent.source.k8s.MockApiServer;
+import io.npmagent.pipelines.bench.BenchCluster;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The objects of a scenario in the mock API server, and the changes the event phase makes. Pods on this
+ * node have 10.128.0.0/16 addresses (an interface each on the node), pods elsewhere 10.0.0.0/10, pods
+ * made by churn 10.64.0.0/16; the two probe pods, in namespace {@code probe}, are 10.200.0.1 (client)
+ * and 10.200.0.2 (server, port 8080), and policy {@code probe/probe} selects the server and admits either
+ * the client or no one.
+ */
+final class ScaleCluster {
+    static final String NODE = BenchCluster.NODE;
+    static final String CLIENT_IP = "10.200.0.1";
+    static final String SERVER_IP = "10.200.0.2";
+
+    private ScaleCluster() {}
+
+    /** Puts the scenario's cluster into the store; returns the local pods' addresses (they need interfaces). */
+    static List<String> preload(MockApiServer api, ScaleScenario s) {
+        List<String> local = new ArrayList<>();
+        if (s.npm640()) {
+            api.preload("/api/v1/namespaces", namespace("bench"));
+            for (int k = 0; k < s.pods(); k++) {
+                String ip = localIp(k);
+                local.add(ip);
+                api.preload("/api/v1/namespaces/bench/pods", pod("bench", "svc-" + (k / 2) + "-" + (k % 2), Map.of("app", "svc-" + (k / 2)), NODE, ip, 80));
+            }
+            for (int i = 0; i < s.policies(); i++) {
+                api.preload("/apis/networking.k8s.io/v1/namespaces/bench/networkpolicies", npm640Policy(i, s.policies(), 80));
+            }
+        } else {
+            int namespaces = BenchCluster.namespaces(s.pods());
+            for (int n = 0; n < namespaces; n++) {
+                Namespace ns = namespace("ns-" + n);
+                ns.getMetadata().getLabels().put("team", "t" + (n % 7));
+                api.preload("/api/v1/namespaces", ns);
+            }
+            int every = Math.max(1, s.pods() / s.localPods());
+            for (int i = 0; i < s.pods(); i++) {
+                boolean isLocal = i % every == 0 && local.size() < s.localPods();
+                String ip = isLocal ? localIp(local.size()) : BenchCluster.address(i);
+                if (isLocal) {
+                    local.add(ip);
+                }
+                Pod pod = BenchCluster.pod(i, isLocal ? NODE : "node-" + (2 + i % 997), ip);
+                api.preload("/api/v1/namespaces/" + pod.getMetadata().getNamespace() + "/pods", pod);
+            }
+            for (int i = 0; i < s.policies(); i++) {
+                NetworkPolicy p = BenchCluster.policy(i, namespaces);
+                api.preload("/apis/networking.k8s.io/v1/namespaces/" + p.getMetadata().getNamespace() + "/networkpolicies", p);
+            }
+        }
+        api.preload("/api/v1/namespaces", namespace("probe"));
+        api.preload("/api/v1/namespaces/probe/pods", pod("probe", "client", Map.of("app", "probe-client"), NODE, CLIENT_IP, 0));
+        api.preload("/api/v1/namespaces/probe/pods", pod("probe", "server", Map.of("app", "probe-server"), NODE, SERVER_IP, ScaleNode.PROBE_PORT));
+        api.preload("/apis/networking.k8s.io/v1/namespaces/probe/networkpolicies", probePolicy(true));
+        return local;
+    }
+
+    /** The probe policy admitting the client ({@code open}) or no one. */
+    static NetworkPolicy probePolicy(boolean open) {
+        return new NetworkPolicyBuilder().withNewMetadata().withNamespace("probe").withName("probe").endMetadata()
+                .withNewSpec().withNewPodSelector().addToMatchLabels("app", "probe-server").endPodSelector().withPolicyTypes("Ingress")
+                .addNewIngress().withFrom(new NetworkPolicyPeerBuilder().withNewPodSelector()
+                        .addToMatchLabels("app", open ? "probe-client" : "no-one").endPodSelector().build())
+                .addNewPort().withProtocol("TCP").withPort(new IntOrString(ScaleNode.PROBE_PORT)).endPort().endIngress().endSpec().build();
+    }
+
+    /** Policy {@code i} edited: its port moved ({@code version} odd or even), which changes its rules and nothing else. */
+    static NetworkPolicy edited(ScaleScenario s, int i, int version) {
+        if (s.npm640()) {
+            return npm640Policy(i, s.policies(), version % 2 == 0 ? 80 : 81);
+        }
+        NetworkPolicy p = BenchCluster.policy(i, BenchCluster.namespaces(s.pods()));
+        p.getSpec().getIngress().get(0).getPorts().get(0).setPort(new IntOrString(version % 2 == 0 ? 8080 : 9090));
+        return p;
+    }
+
+    /** Churn pod {@code n}: on another node, in one of the scenario's namespaces, a peer of the policies that select its app. */
+    static Pod churnPod(ScaleScenario s, int n) {
+        int namespaces = BenchCluster.namespaces(s.pods());
+        String ip = "10.64." + ((n >> 8) & 255) + "." + (n & 255);
+        return pod("ns-" + (n % namespaces), "churn-" + n, Map.of("app", "app-" + (n % BenchCluster.APPS)), "node-" + (2 + n % 997), ip, 8080);
+    }
+
+    private static NetworkPolicy npm640Policy(int i, int services, int port) {
+        return new NetworkPolicyBuilder().withNewMetadata().withNamespace("bench").withName("svc-" + i).endMetadata()
+                .withNewSpec().withNewPodSelector().addToMatchLabels("app", "svc-" + i).endPodSelector()
+                .addNewIngress().withFrom(new NetworkPolicyPeerBuilder().withNewPodSelector()
+                        .addToMatchLabels("app", "svc-" + ((i + 1) % services)).endPodSelector().build())
+                .addNewPort().withProtocol("TCP").withPort(new IntOrString(port)).endPort().endIngress().endSpec().build();
+    }
+
+    private static String localIp(int k) {
+        return "10.128." + (k / 250) + "." + (k % 250 + 1);
+    }
+
+    private static Namespace namespace(String name) {
+        return new NamespaceBuilder().withNewMetadata().withName(name).addToLabels("kubernetes.io/metadata.name", name).endMetadata().build();
+    }
+
+    private static Pod pod(String ns, String name, Map<String, String> labels, String node, String ip, int port) {
+        PodBuilder b = new PodBuilder().withNewMetadata().withNamespace(ns).withName(name).withLabels(labels).endMetadata();
+        var spec = b.withNewSpec().withNodeName(node).addNewContainer().withName("main").withImage("registry.example.com/app:1");
+        if (port > 0) {
+            spec = spec.addNewPort().withName("http").withContainerPort(port).withProtocol("TCP").endPort();
+        }
+        return spec.endContainer().endSpec().withNewStatus().withPhase("Running").withPodIP(ip).addNewPodIP(ip).endStatus().build();
+    }
+}

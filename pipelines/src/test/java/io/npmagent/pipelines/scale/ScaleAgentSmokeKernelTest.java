@@ -1,0 +1,62 @@
+package io.npmagent.pipelines.scale;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import io.npmagent.iptables.kernel.KernelTestSupport;
+import java.awt.image.BufferedImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The scale pipeline's short mode, as CI runs it, so it cannot rot: the churn scenario through the whole
+ * agent (mock API server, npm-agent run, a node of namespaces) on the eBPF backend with background
+ * batching, and the large one on nft with it on and off. Every run boots, keeps up, converges and has
+ * every probe flip enforced with packets; the report has the issue's fields and charts that are real
+ * images. About a minute and a half.
+ */
+class ScaleAgentSmokeKernelTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void theChurnScenarioRunsShortOnBpfAndNftAndWritesItsReport() throws Exception {
+        KernelTestSupport.require("ip", "nft", "mount", "umount");
+        Path report = tmp.resolve("report");
+        int bpf = new CommandLine(new ScaleMain()).execute("--scenario", "churn", "--short", "--backend", "bpf", "--mode", "background",
+                "--out", report.toString());
+        assertThat(bpf).as("bpf, background").isZero();
+        JsonArray results = JsonParser.parseString(Files.readString(report.resolve("scale.json"))).getAsJsonObject().getAsJsonArray("results");
+        assertThat(results).hasSize(1);
+        for (var e : results) {
+            JsonObject r = e.getAsJsonObject();
+            assertThat(r.get("failure").isJsonNull()).as("%s", r).isTrue();
+            assertThat(r.get("first_apply_seconds").getAsDouble()).isPositive();
+            assertThat(r.get("p50_seconds").getAsDouble()).isPositive().isLessThanOrEqualTo(r.get("p99_seconds").getAsDouble());
+            assertThat(r.get("p99_seconds").getAsDouble()).isLessThanOrEqualTo(r.get("max_seconds").getAsDouble());
+            assertThat(r.get("probes").getAsInt()).isGreaterThanOrEqualTo(5);
+            assertThat(r.get("events").getAsInt()).as("churn and edits written").isGreaterThan(400);
+            assertThat(r.get("heap_bytes").getAsLong()).isPositive();
+            assertThat(r.get("rss_bytes").getAsLong()).isPositive();
+            assertThat(r.get("cpu_seconds").getAsDouble()).isPositive();
+            assertThat(r.get("agent_p99_seconds").getAsDouble()).isPositive();
+        }
+        for (String png : new String[] {"latency-vs-scale.png", "latency-distribution-churn.png"}) {
+            BufferedImage image = ImageIO.read(report.resolve(png).toFile());
+            assertThat(image).as(png).isNotNull();
+            assertThat(image.getWidth()).isEqualTo(1000);
+        }
+        assertThat(Files.readString(report.resolve("scale.md"))).contains("| churn | bpf | on |");
+
+        Path nftReport = tmp.resolve("nft");
+        int nft = new CommandLine(new ScaleMain()).execute("--scenario", "large", "--short", "--backend", "nft", "--out", nftReport.toString());
+        assertThat(nft).as("nft, both modes").isZero();
+        assertThat(Files.readString(nftReport.resolve("scale.md"))).contains("| large | nft | on |").contains("| large | nft | off |");
+    }
+}
