@@ -22,13 +22,13 @@ record AgentScaleResult(String scenario, String backend, boolean background, int
         m.put("background", background);
         m.put("pods", pods);
         m.put("policies", policies);
-        m.put("first_apply_seconds", firstApplySeconds);
-        m.put("p50_seconds", p50Seconds);
-        m.put("p99_seconds", p99Seconds);
-        m.put("max_seconds", maxSeconds);
-        m.put("agent_p50_seconds", agentP50Seconds);
-        m.put("agent_p99_seconds", agentP99Seconds);
-        m.put("write_p99_seconds", writeP99Seconds);
+        m.put("first_apply_seconds", number(firstApplySeconds));
+        m.put("p50_seconds", number(p50Seconds));
+        m.put("p99_seconds", number(p99Seconds));
+        m.put("max_seconds", number(maxSeconds));
+        m.put("agent_p50_seconds", number(agentP50Seconds));
+        m.put("agent_p99_seconds", number(agentP99Seconds));
+        m.put("write_p99_seconds", number(writeP99Seconds));
         m.put("heap_bytes", heapBytes);
         m.put("rss_bytes", rssBytes);
         m.put("cpu_seconds", cpuSeconds);
@@ -36,6 +36,11 @@ record AgentScaleResult(String scenario, String backend, boolean background, int
         m.put("probes", probeSeconds.size());
         m.put("failure", failure);
         return m;
+    }
+
+    /** A figure, or null where there is none (a run that fell behind): JSON has no NaN. */
+    private static Double number(double v) {
+        return Double.isNaN(v) ? null : v;
     }
 
     static AgentScaleResult failed(ScaleScenario s, String backend, boolean background, double firstApply, String why) {

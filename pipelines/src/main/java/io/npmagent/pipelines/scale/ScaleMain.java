@@ -24,8 +24,9 @@ import picocli.CommandLine.Option;
 @Command(name = "scale", mixinStandardHelpOptions = true,
         description = "Drive the agent through a scale scenario and report the figures.")
 public final class ScaleMain implements Callable<Integer> {
-    @Option(names = "--scenario", required = true, description = "npm640, large, churn (the whole agent) or npm640-dataplane")
-    String scenario;
+    @Option(names = "--scenario", required = true, split = ",", paramLabel = "NAME[,NAME...]",
+            description = "npm640, large, churn (the whole agent; several, comma-separated, share one report) or npm640-dataplane")
+    List<String> scenarios;
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
     Path json;
@@ -59,16 +60,19 @@ public final class ScaleMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (scenario.equals("npm640-dataplane")) {
+        if (scenarios.equals(List.of("npm640-dataplane"))) {
             return dataplaneOnly();
         }
-        ScaleScenario chosenScenario;
+        List<ScaleScenario> chosenScenarios = new ArrayList<>();
         try {
-            chosenScenario = ScaleScenario.of(scenario, quick);
+            for (String name : scenarios) {
+                chosenScenarios.add(ScaleScenario.of(name, quick));
+            }
         } catch (IllegalArgumentException e) {
             System.err.println("scale: " + e.getMessage());
             return 2;
         }
+        String scenario = String.join(",", scenarios);
         List<String> chosen = backends != null ? backends : List.of("bpf", "nft", "iptables-nft", "iptables-legacy");
         String command = "pipelines/scale --scenario " + scenario + (quick ? " --short" : "")
                 + (backends == null ? "" : backends.stream().map(b -> " --backend " + b).reduce("", String::concat))
@@ -78,6 +82,7 @@ public final class ScaleMain implements Callable<Integer> {
         stdout.printf(Locale.ROOT, "# %d cores, kernel %s; the agent is npm-agent run in a JVM of its own, the API server fabric8's mock%n",
                 Runtime.getRuntime().availableProcessors(), System.getProperty("os.version"));
         List<AgentScaleResult> results = new ArrayList<>();
+        for (ScaleScenario chosenScenario : chosenScenarios) {
         for (String backend : chosen) {
             if (!Backends.supported(backend, ProcessRunner.host())) {
                 stdout.println("# " + backend + ": tools or kernel features missing, skipped");
@@ -92,10 +97,11 @@ public final class ScaleMain implements Callable<Integer> {
                 try {
                     results.add(new AgentScaleRun(chosenScenario, backend, background, stdout, out.resolve("logs")).run());
                 } catch (AgentScaleRun.FellBehind e) {
-                    stdout.println("# FAILED " + scenario + " " + backend + " " + mode + ": " + e.getMessage());
+                    stdout.println("# FAILED " + chosenScenario.name() + " " + backend + " " + mode + ": " + e.getMessage());
                     results.add(AgentScaleResult.failed(chosenScenario, backend, background, Double.NaN, e.getMessage()));
                 }
             }
+        }
         }
         stdout.println();
         stdout.print(ScaleReport.markdown(results));

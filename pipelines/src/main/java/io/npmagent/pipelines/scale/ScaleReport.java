@@ -109,6 +109,7 @@ final class ScaleReport {
         JFreeChart chart = ChartFactory.createXYLineChart("event \u2192 enforced, by packets: " + scenario, "milliseconds",
                 "% of flips enforced within", data, PlotOrientation.VERTICAL, true, false, false);
         style(chart.getXYPlot(), data.getSeriesCount());
+        chart.getXYPlot().getRangeAxis().setRange(0, 100);
         Path png = dir.resolve("latency-distribution-" + scenario + ".png");
         ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 600);
         return png;
