@@ -54,7 +54,7 @@ public final class KubeLoop implements ModelLoop {
             source.start();
             while (!stop.requested() && !source.synced()) {
                 report.publish(status());
-                sleep(Math.min(poll.toMillis(), 100));
+                Thread.sleep(Math.min(poll.toMillis(), 100));
             }
             if (stop.requested()) {
                 return;
@@ -120,7 +120,4 @@ public final class KubeLoop implements ModelLoop {
 
 
 
-    private static void sleep(long ms) throws InterruptedException {
-        Thread.sleep(ms);
-    }
 }

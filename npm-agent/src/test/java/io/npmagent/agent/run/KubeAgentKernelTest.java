@@ -91,8 +91,7 @@ class KubeAgentKernelTest {
         kube.resource(policyAdmitting("a")).create();
         Path config = kubeletStyleConfig(true);
         Path kubeconfig = tmp.resolve("kubeconfig");
-        Files.writeString(kubeconfig, "apiVersion: v1\nkind: Config\nclusters: [{name: mock, cluster: {server: \"http://127.0.0.1:" + api.bridgePort()
-                + "\"}}]\nusers: [{name: none, user: {}}]\ncontexts: [{name: mock, context: {cluster: mock, user: none}}]\ncurrent-context: mock\n");
+        Files.writeString(kubeconfig, api.kubeconfig());
 
         agent = startAgent(kubeconfig, config);
         await(() -> get(port, "/readyz").statusCode() == 200, "/readyz to answer 200");

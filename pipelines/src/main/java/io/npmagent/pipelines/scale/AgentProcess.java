@@ -28,8 +28,11 @@ final class AgentProcess implements AutoCloseable {
     private final Path log;
     private final HttpClient http = HttpClient.newHttpClient();
 
-    /** @param logs where the agent's log and its GC log go ({@code PREFIX.log}, {@code PREFIX.gc.log}) */
-    AgentProcess(Path dir, Path logs, String prefix, int apiPort, String node, String netns, Path bpffs, String backend, boolean background)
+    /**
+     * @param logs           where the agent's log and its GC log go ({@code PREFIX.log}, {@code PREFIX.gc.log})
+     * @param kubeconfigText how the agent reaches the API server
+     */
+    AgentProcess(Path dir, Path logs, String prefix, String kubeconfigText, String node, String netns, Path bpffs, String backend, boolean background)
             throws IOException {
         this.port = freePort();
         this.debugPort = freePort();
@@ -37,15 +40,15 @@ final class AgentProcess implements AutoCloseable {
         this.log = logs.resolve(prefix + ".log");
         Files.deleteIfExists(log);
         Path kubeconfig = dir.resolve("kubeconfig");
-        Files.writeString(kubeconfig, "apiVersion: v1\nkind: Config\nclusters: [{name: mock, cluster: {server: \"http://127.0.0.1:" + apiPort
-                + "\"}}]\nusers: [{name: none, user: {}}]\ncontexts: [{name: mock, context: {cluster: mock, user: none}}]\ncurrent-context: mock\n");
+        Files.writeString(kubeconfig, kubeconfigText);
         Path config = dir.resolve("npm-agent.json");
         Files.writeString(config, "{\"NetPolInBackground\": " + background + ", \"ListeningAddress\": \"127.0.0.1\", \"ListeningPort\": " + port
-                + ", \"DebugListeningPort\": " + debugPort + ", \"LogLevel\": \"warning\"" + "}\n");
+                + ", \"DebugListeningPort\": " + debugPort + ", \"LogLevel\": \"warning\"}\n");
         String java = ProcessHandle.current().info().command().orElse("java");
         // The DaemonSet's collector (deploy/daemonset.yaml), with its log kept beside the agent's.
-        ProcessBuilder pb = new ProcessBuilder(java, "-XX:+UseSerialGC", "-Xlog:gc:file=" + logs.resolve(prefix + ".gc.log"), "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main",
-                "run", "--kubeconfig", kubeconfig.toString(), "--config", config.toString(), "--backend", backend, "--netns", netns,
+        ProcessBuilder pb = new ProcessBuilder(java, "-XX:+UseSerialGC", "-Xlog:gc:file=" + logs.resolve(prefix + ".gc.log"),
+                "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "run", "--kubeconfig", kubeconfig.toString(),
+                "--config", config.toString(), "--backend", backend, "--netns", netns,
                 "--bpffs", bpffs.toString(), "--poll-ms", "20")
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

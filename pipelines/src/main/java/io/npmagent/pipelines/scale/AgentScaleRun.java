@@ -67,14 +67,16 @@ final class AgentScaleRun {
             try (ScaleNode node = new ScaleNode(name, local, ScaleCluster.CLIENT_IP, ScaleCluster.SERVER_IP);
                     NamespacedKubernetesClient kube = api.client()) {
                 long t0 = System.nanoTime();
-                try (AgentProcess agent = new AgentProcess(dir, logs, "agent-" + s.name() + "-" + backend + (background ? "-background" : "-foreground"), api.bridgePort(), ScaleCluster.NODE, node.netns(), node.bpffs(), backend, background)) {
+                String logName = "agent-" + s.name() + "-" + backend + (background ? "-background" : "-foreground");
+                try (AgentProcess agent = new AgentProcess(dir, logs, logName, api.kubeconfig(), ScaleCluster.NODE, node.netns(), node.bpffs(),
+                        backend, background)) {
                     progress(tag, "boot: the agent lists the cluster and applies it whole");
                     agent.await(agent::ready, BOOT_LIMIT, "/readyz");
                     double firstApply = (System.nanoTime() - t0) / 1e9;
                     progress(tag, "ready after %.2f s", firstApply);
                     agent.await(() -> node.connects(ScaleCluster.SERVER_IP, Duration.ofMillis(200)), Duration.ofSeconds(30),
                             "the probe policy to admit the client");
-                    return events(tag, api, kube, node, agent, firstApply);
+                    return events(tag, kube, node, agent, firstApply);
                 }
             }
         } finally {
@@ -82,7 +84,7 @@ final class AgentScaleRun {
         }
     }
 
-    private AgentScaleResult events(String tag, MockApiServer api, NamespacedKubernetesClient kube, ScaleNode node, AgentProcess agent, double firstApply)
+    private AgentScaleResult events(String tag, NamespacedKubernetesClient kube, ScaleNode node, AgentProcess agent, double firstApply)
             throws Exception {
         String before = agent.metrics();
         double cpuBefore = agent.cpuSeconds();

@@ -78,8 +78,10 @@ public final class MockApiServer implements AutoCloseable {
         return KubeClients.forWatches(new ApiClient().setBasePath("http://127.0.0.1:" + bridge.port()));
     }
 
-    public int port() {
-        return port;
+    /** A kubeconfig that points a client (an agent process) at the bridge, without credentials. */
+    public String kubeconfig() {
+        return "apiVersion: v1\nkind: Config\nclusters: [{name: mock, cluster: {server: \"http://127.0.0.1:" + bridge.port()
+                + "\"}}]\nusers: [{name: none, user: {}}]\ncontexts: [{name: mock, context: {cluster: mock, user: none}}]\ncurrent-context: mock\n";
     }
 
     /** Where the agent's client connects: the bridge in front of the server. */

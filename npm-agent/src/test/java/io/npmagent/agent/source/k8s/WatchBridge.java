@@ -3,7 +3,6 @@ package io.npmagent.agent.source.k8s;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -181,9 +180,12 @@ final class WatchBridge implements AutoCloseable {
     private record Upstream(int status, String type, byte[] body) {}
 
     private Upstream get(String target) throws IOException {
+        return send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + upstreamPort + target)).GET().build());
+    }
+
+    private Upstream send(HttpRequest request) throws IOException {
         try {
-            HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + upstreamPort + target)).GET().build(),
-                    HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> r = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
             return new Upstream(r.statusCode(), r.headers().firstValue("Content-Type").orElse("application/json"), r.body());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -209,24 +211,8 @@ final class WatchBridge implements AutoCloseable {
         if (type != null) {
             request.header("Content-Type", type);
         }
-        HttpResponse<InputStream> response;
-        try {
-            response = client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(e);
-        }
-        byte[] out;
-        try (InputStream in = response.body()) {
-            out = in.readAllBytes();
-        }
-        response.headers().firstValue("Content-Type").ifPresent(t -> ex.getResponseHeaders().set("Content-Type", t));
-        ex.sendResponseHeaders(response.statusCode(), out.length == 0 ? -1 : out.length);
-        if (out.length > 0) {
-            try (OutputStream o = ex.getResponseBody()) {
-                o.write(out);
-            }
-        }
+        Upstream r = send(request.build());
+        reply(ex, r.status, r.type, r.body);
     }
 
     private void watch(HttpExchange ex, String target) throws IOException {
