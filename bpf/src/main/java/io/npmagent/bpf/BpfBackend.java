@@ -228,21 +228,21 @@ public final class BpfBackend implements Backend {
         }
     }
 
-    /**
-     * How often a reconcile also reads every map back and compares it with the model: every 30th (5 min
-     * at the 10 s default). Only this agent writes the pinned maps, and reading them is the costly part:
-     * at 100,000 pods (the LPM ipcache has no batch read) it takes seconds, during which batches wait. Every
-     * reconcile looks for every local pod's interface again and checks the programs' attachment, which a
-     * CNI or a restarted pod can undo at any moment.
-     */
-    static final int VERIFY_MAPS_EVERY = 30;
-    private int reconciles = 1; // the start has just read everything back
-
+    /** Reads every map back, then does what {@link #quickReconcile} does; the maps then match the model. */
     @Override
     public synchronized int reconcile() {
-        if (reconciles++ % VERIFY_MAPS_EVERY == 0) {
-            readBack();
-        }
+        readBack();
+        return quickReconcile();
+    }
+
+    /**
+     * Looks for every local pod's interface again and checks the programs' attachment, which a CNI or a
+     * restarted pod can undo at any moment; writes what that changed. The maps themselves only this agent
+     * writes; reading them back (at 100,000 pods, seconds: the LPM ipcache has no batch read) is left to
+     * the full {@link #reconcile}.
+     */
+    @Override
+    public synchronized int quickReconcile() {
         int repaired = converge(true);
         // Idle time: the copy packets do not read catches up, so the next batch writes only its own change.
         write(1 - active);

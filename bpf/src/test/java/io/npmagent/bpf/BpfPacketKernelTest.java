@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.bpf.libbpf.BpfMap;
 import io.npmagent.bpf.maps.EndpointMap;
+import io.npmagent.bpf.maps.IpcacheMap;
 import io.npmagent.bpf.testing.BpfFs;
 import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.bandwidth.BandwidthSettings;
@@ -56,6 +57,25 @@ class BpfPacketKernelTest {
     @Test
     void aRestartedAgentKeepsEnforcingWhileItAdopts() {
         PacketScenarios.aRestartedAgentKeepsEnforcingWhileItAdopts(net, this::backend);
+    }
+
+    /** The programs detached from b's interface by hand (as a CNI may), then the ipcache emptied. */
+    @Test
+    void driftIsRepaired() {
+        PacketScenarios.driftIsRepaired(net, backend(net), new PacketScenarios.Tamper() {
+            @Override
+            public void unhookB(PodNetwork n) {
+                n.node().must("tc", "filter", "del", "dev", n.hostInterface("b"), "ingress");
+                n.node().must("tc", "filter", "del", "dev", n.hostInterface("b"), "egress");
+            }
+
+            @Override
+            public void forgetPeers(PodNetwork n) {
+                try (BpfMap ipcache = BpfMap.openPinned(fs.root().resolve("npm").resolve(IpcacheMap.NAME))) {
+                    ipcache.entries().forEach(kv -> ipcache.delete(kv[0]));
+                }
+            }
+        });
     }
 
     /** An agent of another version left npm_endpoints with an 8-byte value: set aside, replaced, removed. */

@@ -23,6 +23,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The fallback backend: ipsets and iptables chains, written with one {@code ipset restore} and one
@@ -124,6 +125,35 @@ public final class IptablesBackend implements Backend {
         }
     }
 
+    /**
+     * Compares every chain and rule ({@code iptables-save -t filter}: the hooks, the dispatch and each
+     * pod's and policy's rules, small next to the sets) and the names of the sets ({@code ipset list -n}),
+     * and rewrites chains that differ. A set missing or left over means a full reconcile; the sets'
+     * members, most of what the agent holds at scale, wait for the next full one.
+     */
+    @Override
+    public synchronized int quickReconcile() {
+        try {
+            if (!inSync || !setsAsWritten()) {
+                return fullSync("reconcile");
+            }
+            readBackChains();
+            return write(new NetfilterModel.Dirty(Set.of(), Map.of(), new HashSet<>(model.chains())), false, true, "reconcile");
+        } finally {
+            updateGauges();
+        }
+    }
+
+    private boolean setsAsWritten() {
+        CommandResult r = runner.run(List.of("ipset", "list", "-n"), "", settings.timeout());
+        if (!r.ok()) {
+            throw new BackendException("cannot list ipsets: " + r.errorSummary(), "");
+        }
+        Set<String> ours = new TreeSet<>();
+        r.stdout().lines().map(String::strip).filter(n -> n.startsWith(Names.SET_PREFIX)).forEach(ours::add);
+        return ours.equals(ipsets.names());
+    }
+
     @Override
     public synchronized void uninstall() {
         readBack();
@@ -154,16 +184,17 @@ public final class IptablesBackend implements Backend {
         readBack();
         names.clear(); // claimed again below for every object that exists
         Set<ChainId> allChains = new HashSet<>(model.chains());
-        int changed = write(new NetfilterModel.Dirty(model.sets(), Map.of(), allChains), true, operation);
+        int changed = write(new NetfilterModel.Dirty(model.sets(), Map.of(), allChains), true, true, operation);
         inSync = true;
         return changed;
     }
 
     private int sync(NetfilterModel.Dirty dirty, String operation) {
-        return write(dirty, false, operation);
+        return write(dirty, false, false, operation);
     }
 
-    private int write(NetfilterModel.Dirty dirty, boolean full, String operation) {
+    /** {@code fullSets}, {@code fullChains}: compare every member, every chain, ours in the kernel included. */
+    private int write(NetfilterModel.Dirty dirty, boolean fullSets, boolean fullChains, String operation) {
         Set<SetId> touchedSets = new HashSet<>(dirty.sets());
         touchedSets.addAll(dirty.members().keySet());
         for (SetId set : touchedSets) {
@@ -173,10 +204,10 @@ public final class IptablesBackend implements Backend {
                 names.release(Names.ipset(set), set);
             }
         }
-        IpsetTable.Plan sets = ipsets.plan(model, dirty.sets(), dirty.members(), full);
+        IpsetTable.Plan sets = ipsets.plan(model, dirty.sets(), dirty.members(), fullSets);
         Map<Family, ChainTable.Plan> plans = new EnumMap<>(Family.class);
         for (Family f : Family.values()) {
-            plans.put(f, chainPlan(f, dirty.chains(), full));
+            plans.put(f, chainPlan(f, dirty.chains(), fullChains));
         }
         int changed = sets.prepare().size() + sets.destroy().size();
         if (!sets.prepare().isEmpty()) {
@@ -244,6 +275,10 @@ public final class IptablesBackend implements Backend {
 
     private void readBack() {
         reloadSets();
+        readBackChains();
+    }
+
+    private void readBackChains() {
         for (Family f : Family.values()) {
             CommandResult r = runner.run(List.of(variant.save(f), "-t", "filter"), "", settings.timeout());
             if (!r.ok()) {

@@ -13,8 +13,9 @@ package io.npmagent.dataplane.backend;
  * policy joins when it lands.
  *
  * <p>The first call reads back what a previous run left in the kernel and converges to the desired
- * state without flushing first, so a restart never opens a pod; {@link #reconcile} does the same on a
- * timer to repair drift; {@link #uninstall} removes everything the backend ever creates.
+ * state without flushing first, so a restart never opens a pod; {@link #reconcile} does the same later
+ * to repair drift, and {@link #quickReconcile} the part of it that is cheap at any scale;
+ * {@link #uninstall} removes everything the backend ever creates.
  */
 public interface Backend extends AutoCloseable {
 
@@ -23,8 +24,19 @@ public interface Backend extends AutoCloseable {
 
     void apply(Batch batch);
 
-    /** Reads the backend's own kernel objects back and rewrites what differs; returns objects repaired. */
+    /**
+     * Reads every kernel object of the backend's back and rewrites what differs; returns objects
+     * repaired. At scale this reads hundreds of thousands of entries and takes seconds.
+     */
     int reconcile();
+
+    /**
+     * Checks what others most often undo, cheaply enough for every reconcile period at any scale: the
+     * hooks that send packets to the backend's objects and the dispatch from each local pod to its rules
+     * (a flushed ruleset, a replaced tc filter). Anything there not as written leads to a full
+     * {@link #reconcile}; returns objects repaired. Peer set contents wait for the next full one.
+     */
+    int quickReconcile();
 
     /** Removes every kernel object this backend creates, whatever run created it. */
     void uninstall();

@@ -27,6 +27,8 @@ public final class FakeBackend implements Backend {
     private final List<Batch> applied = new ArrayList<>();
     private Predicate<Batch.UnitKey> reject = key -> false;
     private int refused;
+    private int reconciles;
+    private int quickReconciles;
 
     @Override
     public String name() {
@@ -89,8 +91,20 @@ public final class FakeBackend implements Backend {
     }
 
     @Override
-    public int reconcile() {
+    public synchronized int reconcile() {
+        reconciles++;
         return 0;
+    }
+
+    @Override
+    public synchronized int quickReconcile() {
+        quickReconciles++;
+        return 0;
+    }
+
+    /** How many full and quick reconciles ran: nothing drifts here, but their cadence is the queue's. */
+    public synchronized List<Integer> reconcileCounts() {
+        return List.of(reconciles, quickReconciles);
     }
 
     @Override

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 
 /**
  * Between the compiler and a backend: NPM's {@code NetPolInBackground}, done right.
@@ -61,6 +62,8 @@ public final class BatchQueue implements AutoCloseable {
     private final List<Event> events = new ArrayList<>();
     private final Map<Batch.UnitKey, UnitFailure> failures = new HashMap<>();
     private final ReentrantLock flushing = new ReentrantLock();
+    /** Reconcile periods so far (the scheduler's one thread counts them). */
+    private int reconcilePeriods;
     private boolean started;
     private volatile Consumer<Duration> enforced = delay -> {};
 
@@ -121,8 +124,17 @@ public final class BatchQueue implements AutoCloseable {
     }
 
     /**
-     * Repairs drift every {@code period}: the backend reads back its own kernel objects and rewrites
-     * what differs. Runs on the flush thread, so never during a batch.
+     * A full reconcile every this many periods, a quick one at the others. A full one reads every object
+     * back (at 100,000 pods, seconds during which batches wait); the quick one checks, within
+     * milliseconds, what a flushed ruleset or a CNI undoes: hooks, base chains, dispatch, attachments. So
+     * a flush is repaired within one period (10 s by default), any other drift within 30 (5 min), as
+     * Felix refreshes its iptables every 90 s.
+     */
+    public static final int FULL_RECONCILE_EVERY = 30;
+
+    /**
+     * Repairs drift every {@code period}, on the flush thread, so never during a batch: what is due is
+     * flushed first, then a quick reconcile, or a full one every {@link #FULL_RECONCILE_EVERY}th period.
      */
     public void reconcileEvery(Duration period) {
         scheduler.every(period, this::reconcileQuietly);
@@ -136,11 +148,15 @@ public final class BatchQueue implements AutoCloseable {
         return policiesInKernel;
     }
 
-    /** Reads back and repairs now, in the caller's thread, between batches; returns objects repaired. */
+    /** A full reconcile now, in the caller's thread, between batches; returns objects repaired. */
     public int reconcileNow() {
+        return reconcile(backend::reconcile);
+    }
+
+    private int reconcile(IntSupplier how) {
         flushing.lock();
         try {
-            int repaired = backend.reconcile();
+            int repaired = how.getAsInt();
             if (repaired > 0) {
                 LOG.log(System.Logger.Level.WARNING, "{0}: repaired {1} kernel objects that had drifted", backend.name(), repaired);
             }
@@ -154,7 +170,7 @@ public final class BatchQueue implements AutoCloseable {
         try {
             // What is due goes first: a drift check can take a while at scale, and changes should not wait for it.
             flushNow();
-            reconcileNow();
+            reconcile(++reconcilePeriods % FULL_RECONCILE_EVERY == 0 ? backend::reconcile : backend::quickReconcile);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "reconcile failed; the next period tries again", e);
         }

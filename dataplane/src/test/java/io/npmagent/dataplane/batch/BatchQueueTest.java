@@ -60,6 +60,25 @@ class BatchQueueTest {
     }
 
     @Test
+    void eachReconcilePeriodFlushesWhatIsDueThenReconcilesQuicklyAndEveryThirtiethFully() {
+        BatchQueue q = queue(QueueConfig.DEFAULTS);
+        q.reconcileEvery(Duration.ofSeconds(10));
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
+        scheduler.tick(Duration.ofSeconds(10));
+        assertThat(backend.state()).as("the pending change went first").isEqualTo(compiler.snapshot());
+        assertThat(backend.reconcileCounts()).as("full, quick").containsExactly(0, 1);
+
+        for (int period = 2; period <= BatchQueue.FULL_RECONCILE_EVERY; period++) {
+            scheduler.tick(Duration.ofSeconds(10));
+        }
+        assertThat(backend.reconcileCounts()).containsExactly(1, BatchQueue.FULL_RECONCILE_EVERY - 1);
+        for (int period = 1; period <= BatchQueue.FULL_RECONCILE_EVERY; period++) {
+            scheduler.tick(Duration.ofSeconds(10));
+        }
+        assertThat(backend.reconcileCounts()).containsExactly(2, 2 * (BatchQueue.FULL_RECONCILE_EVERY - 1));
+    }
+
+    @Test
     void foregroundAppliesEachEventAsItsOwnTransaction() {
         BatchQueue q = queue(QueueConfig.FOREGROUND);
         for (int i = 0; i < 5; i++) {

@@ -29,7 +29,12 @@ final class InterceptingBackend implements Backend {
 
     @Override
     public int reconcile() {
-        return 0;
+        return inner.reconcile();
+    }
+
+    @Override
+    public int quickReconcile() {
+        return inner.quickReconcile();
     }
 
     @Override

@@ -9,11 +9,13 @@ import io.npmagent.dataplane.model.Direction;
 import io.npmagent.iptables.exec.CommandResult;
 import io.npmagent.iptables.exec.CommandRunner;
 import io.npmagent.iptables.model.ChainId;
+import io.npmagent.iptables.model.Family;
 import io.npmagent.iptables.model.Member;
 import io.npmagent.iptables.model.Names;
 import io.npmagent.iptables.model.NetfilterModel;
 import io.npmagent.iptables.model.SetId;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -170,6 +172,54 @@ public final class NftBackend implements Backend {
             return fullSync("reconcile", NO_CHANGES);
         } finally {
             updateGauges();
+        }
+    }
+
+    /**
+     * Two small listings of what a flushed ruleset or a hand edit most often undoes: every chain of the
+     * table with its hook (a deleted table or chain), and the four dispatch maps (an emptied one opens
+     * its pods). At 10,000 rules that takes milliseconds where listing the table takes a second. Anything
+     * not as written: a full reconcile. Rules and peer set elements wait for the next full one.
+     */
+    @Override
+    public synchronized int quickReconcile() {
+        try {
+            return inSync && hooksAsWritten() ? 0 : fullSync("reconcile", NO_CHANGES);
+        } finally {
+            updateGauges();
+        }
+    }
+
+    private boolean hooksAsWritten() {
+        if (!table.sameChainsAs(list("chains", NftNames.FAMILY))) {
+            return false;
+        }
+        for (Direction d : Direction.values()) {
+            for (Family f : Family.values()) {
+                String map = NftNames.dispatchMap(new ChainId.Dispatch(d, f));
+                if (!table.sameSetAs(map, list("map", NftNames.FAMILY, NftNames.TABLE, map))) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** {@code nft -j list <what>}, parsed; an object that does not exist lists as nothing. */
+    private NftListing.Contents list(String... what) {
+        List<String> argv = new ArrayList<>(List.of("nft", "-j", "list"));
+        argv.addAll(List.of(what));
+        CommandResult r = runner.run(argv, "", timeout);
+        if (!r.ok()) {
+            if (r.exitCode() == 1 && r.stderr().contains("No such file or directory")) {
+                return NftListing.Contents.NOTHING;
+            }
+            throw new BackendException("cannot list " + String.join(" ", what) + ": " + r.errorSummary(), "");
+        }
+        try {
+            return NftListing.parse(r.stdout());
+        } catch (IllegalArgumentException e) {
+            throw new BackendException("cannot read " + String.join(" ", what) + ": " + e.getMessage(), "", e);
         }
     }
 

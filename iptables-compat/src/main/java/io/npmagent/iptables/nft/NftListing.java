@@ -27,7 +27,9 @@ final class NftListing {
     private NftListing() {}
 
     /** What one listing holds. */
-    record Contents(Map<String, NftTable.ChainState> chains, Map<String, NftTable.SetState> sets) {}
+    record Contents(Map<String, NftTable.ChainState> chains, Map<String, NftTable.SetState> sets) {
+        static final Contents NOTHING = new Contents(Map.of(), Map.of());
+    }
 
     static Contents parse(String json) {
         Object root = Json.parse(json);

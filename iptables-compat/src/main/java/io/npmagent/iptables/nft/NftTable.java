@@ -299,6 +299,27 @@ public final class NftTable {
                 && strippedSets(sets).equals(strippedSets(other.sets));
     }
 
+    /**
+     * Whether a listing of chains without their rules ({@code nft -j list chains}) shows the chains known
+     * here, each with the same hook.
+     */
+    public boolean sameChainsAs(NftListing.Contents listed) {
+        Map<String, String> hooks = new HashMap<>();
+        chains.forEach((name, c) -> hooks.put(name, String.valueOf(c.hook())));
+        Map<String, String> listedHooks = new HashMap<>();
+        listed.chains().forEach((name, c) -> listedHooks.put(name, String.valueOf(c.hook())));
+        return hooks.equals(listedHooks);
+    }
+
+    /** Whether a listing of one set or map shows it as known here (absent from both is the same). */
+    public boolean sameSetAs(String name, NftListing.Contents listed) {
+        return Objects.equals(strippedSets(filter(sets, name)), strippedSets(filter(listed.sets(), name)));
+    }
+
+    private static Map<String, SetState> filter(Map<String, SetState> sets, String name) {
+        return sets.containsKey(name) ? Map.of(name, sets.get(name)) : Map.of();
+    }
+
     private static Map<String, List<Object>> stripped(Map<String, ChainState> chains) {
         Map<String, List<Object>> out = new HashMap<>();
         chains.forEach((k, v) -> out.put(k, List.of(String.valueOf(v.hook()), v.hashes())));

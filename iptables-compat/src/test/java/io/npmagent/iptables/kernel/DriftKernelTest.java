@@ -25,7 +25,11 @@ import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** A rule deleted by hand comes back at the next reconcile period, run by the queue between batches. */
+/**
+ * Drift repaired by the queue's reconcile periods, between batches: a chain flushed by hand within one
+ * period (a quick reconcile compares every chain), a set member deleted by hand within
+ * {@link BatchQueue#FULL_RECONCILE_EVERY} (the full one compares members).
+ */
 class DriftKernelTest {
     private Netns ns;
 
@@ -48,6 +52,7 @@ class DriftKernelTest {
         queue.reconcileEvery(Duration.ofSeconds(30));
         PolicyCompiler compiler = new PolicyCompiler(null);
         queue.submit(compiler.apply(new ClusterEvent.PodUpserted(Pod.builder("x", "a").labels(labels("app", "a")).ip("10.0.0.1").build())).delta());
+        queue.submit(compiler.apply(new ClusterEvent.PodUpserted(Pod.builder("x", "b").labels(labels("app", "b")).ip("10.0.0.2").build())).delta());
         queue.submit(compiler.apply(new ClusterEvent.PolicyUpserted(policy("x", "p").select(match("app", "a"))
                 .ingress(rule(peers(pods(match("app", "b"))), null)).build())).delta());
         String before = save();
@@ -57,6 +62,19 @@ class DriftKernelTest {
         scheduler.tick(Duration.ofSeconds(30));
 
         assertThat(save()).isEqualTo(before);
+
+        String sets = ipsets();
+        String set = sets.lines().filter(l -> l.startsWith("add ") && l.endsWith(" 10.0.0.2")).findFirst().orElseThrow().split(" ")[1];
+        ns.must("ipset", "del", set, "10.0.0.2");
+        assertThat(ipsets()).isNotEqualTo(sets);
+        for (int period = 2; period <= BatchQueue.FULL_RECONCILE_EVERY; period++) {
+            scheduler.tick(Duration.ofSeconds(30));
+        }
+        assertThat(ipsets()).isEqualTo(sets);
+    }
+
+    private String ipsets() {
+        return ns.must("ipset", "save").stdout();
     }
 
     private String save() {

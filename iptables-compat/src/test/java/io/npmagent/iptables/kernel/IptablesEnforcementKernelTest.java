@@ -33,6 +33,28 @@ class IptablesEnforcementKernelTest {
         PacketScenarios.policiesDecideWhichConnectionsGetThrough(net, backend(variant, net));
     }
 
+    /** The jump from FORWARD deleted by hand (both families), then every ipset emptied. */
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void driftIsRepaired(IptablesVariant variant) {
+        KernelTestSupport.require("ipset", variant.restore(Family.IPV4));
+        net = PodNetwork.create("a", "b", "c");
+        PacketScenarios.driftIsRepaired(net, backend(variant, net), new PacketScenarios.Tamper() {
+            @Override
+            public void unhookB(PodNetwork n) {
+                for (Family f : Family.values()) {
+                    String iptables = (f == Family.IPV4 ? "iptables-" : "ip6tables-") + variant.backendName().substring("iptables-".length());
+                    n.node().must(iptables, "-w", "-F", "NPM-FORWARD");
+                }
+            }
+
+            @Override
+            public void forgetPeers(PodNetwork n) {
+                n.node().must("ipset", "flush");
+            }
+        });
+    }
+
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)
     void aRestartedAgentKeepsEnforcingWhileItAdopts(IptablesVariant variant) {

@@ -77,6 +77,39 @@ public final class PacketScenarios {
         assertThat(backend.reconcile()).as("nothing to repair").isZero();
     }
 
+    /** Drift, as others cause it, in a backend's own words. */
+    public interface Tamper {
+        /** Undoes what sends packets to or from pod b to its rules, as a flushed ruleset or a CNI would: b is open. */
+        void unhookB(PodNetwork net);
+
+        /** Empties what says which pod is which peer: a is no longer admitted anywhere (closed, not open). */
+        void forgetPeers(PodNetwork net);
+    }
+
+    /**
+     * b admits only a. The hook undone by hand opens b until a quick reconcile puts it back; peers
+     * forgotten by hand close b to a until a full reconcile puts them back; then nothing is left to repair.
+     */
+    public static void driftIsRepaired(PodNetwork net, Backend backend, Tamper tamper) {
+        PacketScenarios s = new PacketScenarios(net, backend);
+        s.apply(new ClusterEvent.PolicyUpserted(policy("x", "a-to-b").select(match("app", "b"))
+                .ingress(rule(peers(pods(match("app", "a"))), ports(port("TCP", PodNetwork.PORT)))).build()));
+        s.expectBlocked("b admits a", "c->b");
+        assertThat(backend.quickReconcile()).as("nothing drifted").isZero();
+
+        tamper.unhookB(net);
+        s.expectInKernel("b unhooked by hand: open");
+        assertThat(backend.quickReconcile()).as("objects the quick reconcile repaired").isPositive();
+        s.expectBlocked("after the quick reconcile", "c->b");
+
+        tamper.forgetPeers(net);
+        s.expectInKernel("peers forgotten by hand: closed", "a->b", "c->b");
+        assertThat(backend.reconcile()).as("objects the full reconcile repaired").isPositive();
+        s.expectBlocked("after the full reconcile", "c->b");
+        assertThat(backend.reconcile()).as("nothing left to repair").isZero();
+        assertThat(backend.quickReconcile()).as("nothing left to repair").isZero();
+    }
+
     /**
      * The agent goes away (its backend closed, as a killed process's descriptors are) and enforcement
      * stays; a new one adopts what it finds from the whole desired state and enforces the same; its
@@ -95,7 +128,7 @@ public final class PacketScenarios {
         s.backend.apply(new Batch(DesiredDelta.of(s.compiler.snapshot())));
         s.expectBlocked("after the restart", "a->b", "c->b");
         s.backend.uninstall();
-        s.expectBlocked("after uninstall nothing is judged");
+        s.expectInKernel("after uninstall nothing is judged");
     }
 
     private Pod pod(String name, String app) {
@@ -107,8 +140,17 @@ public final class PacketScenarios {
         backend.apply(new Batch(compiler.apply(e).delta()));
     }
 
-    /** Pairs (both families) that must not connect; every other pair must. */
+    /** Pairs (both families) that must not connect; every other pair must. The desired state agrees. */
     private void expectBlocked(String step, String... blocked) {
+        expect(step, true, blocked);
+    }
+
+    /** As {@link #expectBlocked}, for a kernel changed behind the agent's back: the desired state says otherwise. */
+    private void expectInKernel(String step, String... blocked) {
+        expect(step, false, blocked);
+    }
+
+    private void expect(String step, boolean desired, String... blocked) {
         Set<String> denied = Set.of(blocked);
         Map<String, Boolean> expected = new TreeMap<>();
         Map<String, Boolean> reference = new TreeMap<>();
@@ -120,7 +162,7 @@ public final class PacketScenarios {
                     net.address(pair.to(), pair.v6()), PodNetwork.PORT, Protocol.TCP));
             actual.put(pair.toString(), connected);
         });
-        if (!step.startsWith("after uninstall")) {
+        if (desired) {
             assertThat(reference).as("%s: the desired state says what the test expects", step).isEqualTo(expected);
         }
         assertThat(actual).as("%s: TCP connects through the node", step).isEqualTo(expected);

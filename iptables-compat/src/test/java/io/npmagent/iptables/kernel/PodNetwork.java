@@ -136,6 +136,11 @@ public final class PodNetwork implements AutoCloseable {
         }
     }
 
+    /** The node's end of the pod's veth. */
+    public String hostInterface(String pod) {
+        return "vnp" + index.get(pod);
+    }
+
     public Netns node() {
         return node;
     }

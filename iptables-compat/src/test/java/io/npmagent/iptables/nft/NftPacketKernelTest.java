@@ -6,6 +6,8 @@ import io.npmagent.iptables.kernel.PacketScenarios;
 import io.npmagent.iptables.kernel.PodNetwork;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,6 +36,26 @@ class NftPacketKernelTest {
     @Test
     void policiesDecideWhichConnectionsGetThrough() {
         PacketScenarios.policiesDecideWhichConnectionsGetThrough(net, backend(net));
+    }
+
+    /** b's ingress dispatch maps emptied by hand, then every peer set. */
+    @Test
+    void driftIsRepaired() {
+        PacketScenarios.driftIsRepaired(net, backend(net), new PacketScenarios.Tamper() {
+            @Override
+            public void unhookB(PodNetwork n) {
+                n.node().must("nft", "flush", "map", "inet", "npm_agent", "ingress4");
+                n.node().must("nft", "flush", "map", "inet", "npm_agent", "ingress6");
+            }
+
+            @Override
+            public void forgetPeers(PodNetwork n) {
+                Matcher set = Pattern.compile("(?m)^\\s*set (\\S+) \\{").matcher(n.node().must("nft", "list", "sets", "inet").stdout());
+                while (set.find()) {
+                    n.node().must("nft", "flush", "set", "inet", "npm_agent", set.group(1));
+                }
+            }
+        });
     }
 
     @Test

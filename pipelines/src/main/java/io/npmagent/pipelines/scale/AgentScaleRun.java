@@ -76,7 +76,11 @@ final class AgentScaleRun {
                     progress(tag, "ready after %.2f s", firstApply);
                     agent.await(() -> node.connects(ScaleCluster.SERVER_IP, Duration.ofMillis(200)), Duration.ofSeconds(30),
                             "the probe policy to admit the client");
-                    return events(tag, kube, node, agent, firstApply);
+                    try {
+                        return events(tag, kube, node, agent, firstApply);
+                    } catch (FellBehind e) {
+                        throw e.after(firstApply);
+                    }
                 }
             }
         } finally {
@@ -230,8 +234,20 @@ final class AgentScaleRun {
 
     /** The agent could not keep up: the run stops and says so. */
     static final class FellBehind extends RuntimeException {
+        /** The boot's time to first apply, if it got that far (NaN if not). */
+        final double firstApplySeconds;
+
         FellBehind(String message) {
+            this(message, Double.NaN);
+        }
+
+        private FellBehind(String message, double firstApplySeconds) {
             super(message);
+            this.firstApplySeconds = firstApplySeconds;
+        }
+
+        FellBehind after(double firstApply) {
+            return new FellBehind(getMessage(), firstApply);
         }
     }
 }

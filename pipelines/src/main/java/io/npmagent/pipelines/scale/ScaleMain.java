@@ -98,7 +98,7 @@ public final class ScaleMain implements Callable<Integer> {
                     results.add(new AgentScaleRun(chosenScenario, backend, background, stdout, out.resolve("logs")).run());
                 } catch (AgentScaleRun.FellBehind e) {
                     stdout.println("# FAILED " + chosenScenario.name() + " " + backend + " " + mode + ": " + e.getMessage());
-                    results.add(AgentScaleResult.failed(chosenScenario, backend, background, Double.NaN, e.getMessage()));
+                    results.add(AgentScaleResult.failed(chosenScenario, backend, background, e.firstApplySeconds, e.getMessage()));
                 }
             }
         }

@@ -6,6 +6,7 @@ import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +16,7 @@ import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
@@ -85,6 +87,9 @@ final class ScaleReport {
         XYPlot plot = chart.getXYPlot();
         LogAxis x = new LogAxis("pods in the cluster (log)");
         x.setSmallestValue(100);
+        x.setTickUnit(new NumberTickUnit(1), false, false); // a tick a decade, labelled 1,000 not 10^3
+        x.setAutoTickUnitSelection(false);
+        x.setNumberFormatOverride(new DecimalFormat("#,##0"));
         plot.setDomainAxis(x);
         style(plot, data.getSeriesCount());
         Path png = dir.resolve("latency-vs-scale.png");

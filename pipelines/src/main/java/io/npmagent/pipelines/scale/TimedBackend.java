@@ -40,6 +40,11 @@ final class TimedBackend implements Backend {
     }
 
     @Override
+    public int quickReconcile() {
+        return inner.quickReconcile();
+    }
+
+    @Override
     public void uninstall() {
         inner.uninstall();
     }
