@@ -135,6 +135,7 @@ public final class BatchQueue implements AutoCloseable {
     /**
      * Repairs drift every {@code period}, on the flush thread, so never during a batch: what is due is
      * flushed first, then a quick reconcile, or a full one every {@link #FULL_RECONCILE_EVERY}th period.
+     * Periods before {@link #start} pass without one.
      */
     public void reconcileEvery(Duration period) {
         scheduler.every(period, this::reconcileQuietly);
@@ -167,6 +168,14 @@ public final class BatchQueue implements AutoCloseable {
     }
 
     private void reconcileQuietly() {
+        synchronized (lock) {
+            if (!started) {
+                // Before start the backend holds only what it was given so far, perhaps nothing, while the
+                // kernel holds a previous run's enforcement: a reconcile now would "repair" that away, and
+                // at 100,000 pods the first whole state takes a minute to list.
+                return;
+            }
+        }
         try {
             // What is due goes first: a drift check can take a while at scale, and changes should not wait for it.
             flushNow();

@@ -60,9 +60,12 @@ class BatchQueueTest {
     }
 
     @Test
-    void eachReconcilePeriodFlushesWhatIsDueThenReconcilesQuicklyAndEveryThirtiethFully() {
+    void fromTheStartEachReconcilePeriodFlushesWhatIsDueThenReconcilesQuicklyAndEveryThirtiethFully() {
         BatchQueue q = queue(QueueConfig.DEFAULTS);
         q.reconcileEvery(Duration.ofSeconds(10));
+        scheduler.tick(Duration.ofSeconds(10));
+        assertThat(backend.reconcileCounts()).as("none before the start: the first whole state is not in yet").containsExactly(0, 0);
+        q.start();
         event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
         scheduler.tick(Duration.ofSeconds(10));
         assertThat(backend.state()).as("the pending change went first").isEqualTo(compiler.snapshot());

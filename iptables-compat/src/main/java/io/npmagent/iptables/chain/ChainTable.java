@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -140,6 +141,22 @@ public final class ChainTable {
                 actual.computeIfAbsent(chain, k -> new ArrayList<>()).add(m.find() ? m.group(1) : "foreign");
             }
         }
+    }
+
+    /**
+     * Whether {@code listed} (a table loaded from {@code iptables -S} of some chains, FORWARD among them)
+     * holds the same FORWARD jump and the same rules in {@code chains} as this one.
+     */
+    public boolean sameAs(ChainTable listed, Set<String> chains) {
+        if (!forwardJumps.equals(listed.forwardJumps) || jumpIsFirst != listed.jumpIsFirst) {
+            return false;
+        }
+        for (String c : chains) {
+            if (!Objects.equals(actual.get(c), listed.actual.get(c))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Names of the agent's chains in the kernel. */

@@ -18,6 +18,11 @@ public enum IptablesVariant {
         return "iptables-" + suffix;
     }
 
+    /** {@code iptables-nft}, {@code ip6tables-legacy} and so on: the command that lists one chain. */
+    public String command(Family family) {
+        return (family == Family.IPV4 ? "iptables-" : "ip6tables-") + suffix;
+    }
+
     public String restore(Family family) {
         return (family == Family.IPV4 ? "iptables-" : "ip6tables-") + suffix + "-restore";
     }

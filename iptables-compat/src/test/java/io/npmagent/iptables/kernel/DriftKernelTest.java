@@ -26,8 +26,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Drift repaired by the queue's reconcile periods, between batches: a chain flushed by hand within one
- * period (a quick reconcile compares every chain), a set member deleted by hand within
+ * Drift repaired by the queue's reconcile periods, between batches: a dispatch chain flushed by hand
+ * within one period (a quick reconcile lists it), a set member deleted by hand within
  * {@link BatchQueue#FULL_RECONCILE_EVERY} (the full one compares members).
  */
 class DriftKernelTest {
@@ -50,6 +50,7 @@ class DriftKernelTest {
         BatchQueue queue = new BatchQueue(backend, QueueConfig.FOREGROUND, RetryPolicy.DEFAULTS, new MutableClock(), scheduler,
                 new Metrics(new PrometheusRegistry()));
         queue.reconcileEvery(Duration.ofSeconds(30));
+        queue.start();
         PolicyCompiler compiler = new PolicyCompiler(null);
         queue.submit(compiler.apply(new ClusterEvent.PodUpserted(Pod.builder("x", "a").labels(labels("app", "a")).ip("10.0.0.1").build())).delta());
         queue.submit(compiler.apply(new ClusterEvent.PodUpserted(Pod.builder("x", "b").labels(labels("app", "b")).ip("10.0.0.2").build())).delta());

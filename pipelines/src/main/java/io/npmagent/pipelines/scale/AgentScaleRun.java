@@ -69,7 +69,7 @@ final class AgentScaleRun {
                 long t0 = System.nanoTime();
                 String logName = "agent-" + s.name() + "-" + backend + (background ? "-background" : "-foreground");
                 try (AgentProcess agent = new AgentProcess(dir, logs, logName, api.kubeconfig(), ScaleCluster.NODE, node.netns(), node.bpffs(),
-                        backend, background)) {
+                        backend, background, AgentProcess.daemonSetJvm(s.pods()))) {
                     progress(tag, "boot: the agent lists the cluster and applies it whole");
                     agent.await(agent::ready, BOOT_LIMIT, "/readyz");
                     double firstApply = (System.nanoTime() - t0) / 1e9;
@@ -178,7 +178,7 @@ final class AgentScaleRun {
         while (node.connects(ScaleCluster.SERVER_IP, Duration.ofMillis(20)) != open) {
             if (System.nanoTime() > limit) {
                 throw new FellBehind("the probe policy's flip to " + (open ? "open" : "closed") + " was not enforced in "
-                        + FLIP_LIMIT.toSeconds() + " s; agent log:\n" + agent.logTail());
+                        + FLIP_LIMIT.toSeconds() + " s\nagent log:\n" + agent.logTail());
             }
             if (!agent.alive()) {
                 throw new IllegalStateException("the agent exited:\n" + agent.logTail());

@@ -79,7 +79,7 @@ public final class ScaleMain implements Callable<Integer> {
                 + " --mode " + String.join(",", modes);
         PrintStream stdout = System.out;
         stdout.println("# reproduce: " + command);
-        stdout.printf(Locale.ROOT, "# %d cores, kernel %s; the agent is npm-agent run in a JVM of its own, the API server fabric8's mock%n",
+        stdout.printf(Locale.ROOT, "# %d cores, kernel %s; the agent is npm-agent run in a JVM of its own with the DaemonSet's heap and collector for the cluster's size (serial, 256 MiB up to 30,000 pods; G1, 768 MiB beyond), the API server fabric8's mock%n",
                 Runtime.getRuntime().availableProcessors(), System.getProperty("os.version"));
         List<AgentScaleResult> results = new ArrayList<>();
         for (ScaleScenario chosenScenario : chosenScenarios) {
