@@ -322,14 +322,17 @@ public final class BpfBackend implements Backend {
     private int converge(boolean rescan) {
         Rendered r = model.render();
         Rendered.Changes changes = r.changes();
-        boolean everything = changes.all() || rescan || !primed;
+        boolean everything = changes.all() || !primed;
         primed = true;
         wantPolicy = r.policy();
 
-        // Interfaces of the pods that changed and of those not found yet (all, when everything is redone).
-        Set<PodKey> candidates = new HashSet<>(everything ? r.endpoints().keySet() : changes.pods());
+        // Interfaces of the pods that changed and of those not found yet (all, at a rescan or when everything
+        // is redone). A rescan compares only the endpoints it touches: the ipcache and policy entries of
+        // 100,000 pods are compared after a read-back, not every period.
+        boolean placeAll = everything || rescan;
+        Set<PodKey> candidates = new HashSet<>(placeAll ? r.endpoints().keySet() : changes.pods());
         candidates.addAll(unplaced);
-        if (everything) {
+        if (placeAll) {
             candidates.addAll(interfaceOfPod.keySet());
         }
         Map<PodKey, Integer> found = podInterfaces.place(r.endpoints(), candidates, rescan || changes.all());
