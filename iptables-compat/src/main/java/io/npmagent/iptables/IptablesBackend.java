@@ -145,6 +145,8 @@ public final class IptablesBackend implements Backend {
     /** FORWARD, the agent's chain it jumps to, and the dispatch chains that one jumps to: where packets enter. */
     private static final List<String> HOOK_CHAINS = List.of("FORWARD", Names.FORWARD_CHAIN,
             Names.chain(new ChainId.Dispatch(Direction.EGRESS, Family.IPV4)), Names.chain(new ChainId.Dispatch(Direction.INGRESS, Family.IPV4)));
+    /** Of those, the agent's own, compared rule by rule (FORWARD only for the jump). */
+    private static final Set<String> OWN_HOOK_CHAINS = Set.copyOf(HOOK_CHAINS.subList(1, HOOK_CHAINS.size()));
 
     private boolean hooksAsWritten() {
         for (Family f : Family.values()) {
@@ -158,7 +160,7 @@ public final class IptablesBackend implements Backend {
             }
             ChainTable seen = new ChainTable();
             seen.load(listed.toString());
-            if (!chains.get(f).sameAs(seen, Set.copyOf(HOOK_CHAINS.subList(1, HOOK_CHAINS.size())))) {
+            if (!chains.get(f).sameAs(seen, OWN_HOOK_CHAINS)) {
                 return false;
             }
         }

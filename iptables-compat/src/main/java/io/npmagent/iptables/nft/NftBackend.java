@@ -205,7 +205,7 @@ public final class NftBackend implements Backend {
         return true;
     }
 
-    /** {@code nft -j list <what>}, parsed; an object that does not exist lists as nothing. */
+    /** {@code nft -j list <what>}, parsed; an object that does not exist lists as {@code NOTHING}. */
     private NftListing.Contents list(String... what) {
         List<String> argv = new ArrayList<>(List.of("nft", "-j", "list"));
         argv.addAll(List.of(what));
@@ -360,18 +360,10 @@ public final class NftBackend implements Backend {
 
     /** The table as the kernel holds it now; empty if it does not exist. */
     private NftTable readBack() {
-        CommandResult r = runner.run(List.of("nft", "-j", "list", "table", NftNames.FAMILY, NftNames.TABLE), "", timeout);
+        NftListing.Contents listed = list("table", NftNames.FAMILY, NftNames.TABLE);
         NftTable read = new NftTable();
-        if (!r.ok()) {
-            if (r.exitCode() == 1 && r.stderr().contains("No such file or directory")) {
-                return read; // no table yet: nothing to adopt
-            }
-            throw new BackendException("cannot read back table " + NftNames.TABLE_REF + ": " + r.errorSummary(), "");
-        }
-        try {
-            read.load(r.stdout());
-        } catch (IllegalArgumentException e) {
-            throw new BackendException("cannot read back table " + NftNames.TABLE_REF + ": " + e.getMessage(), "", e);
+        if (listed != NftListing.Contents.NOTHING) { // else no table yet: nothing to adopt
+            read.load(listed);
         }
         return read;
     }

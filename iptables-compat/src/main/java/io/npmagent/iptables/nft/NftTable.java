@@ -270,7 +270,10 @@ public final class NftTable {
 
     /** Replaces what is known with a listing of the table ({@code nft -j list table inet npm_agent}). */
     public void load(String json) {
-        NftListing.Contents contents = NftListing.parse(json);
+        load(NftListing.parse(json));
+    }
+
+    void load(NftListing.Contents contents) {
         clear();
         present = true;
         chains.putAll(contents.chains());

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -161,7 +162,7 @@ class AgentRestartKernelTest {
 
     private String chains() {
         return net.node().must("iptables-legacy-save", "-t", "filter").stdout().lines()
-                .filter(l -> !l.startsWith("#") && !l.startsWith(":")).reduce("", (a, b) -> a + b + "\n");
+                .filter(l -> !l.startsWith("#") && !l.startsWith(":")).collect(Collectors.joining("\n"));
     }
 
     private String cluster() {
