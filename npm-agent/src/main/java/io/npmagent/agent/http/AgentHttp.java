@@ -110,7 +110,9 @@ public final class AgentHttp implements AutoCloseable {
     /** Ready once a first state is in the kernel and nothing is refused; otherwise 503 and why. */
     private void ready(HttpExchange ex) throws IOException {
         AgentStatus s = status.get();
-        if (s == null || s.seenGeneration() == 0) {
+        if (s != null && !s.denied().isEmpty()) {
+            reply(ex, 503, "text/plain", "not ready: " + String.join("; ", s.denied()) + "\n");
+        } else if (s == null || s.seenGeneration() == 0) {
             reply(ex, 503, "text/plain", "not ready: the source has not been read whole yet (informer caches not synced)\n");
         } else if (s.appliedGeneration() == 0) {
             reply(ex, 503, "text/plain", "not ready: the first state is not in the kernel yet\n");

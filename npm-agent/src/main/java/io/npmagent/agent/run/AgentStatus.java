@@ -12,21 +12,25 @@ import java.util.List;
 /**
  * What the agent reports about convergence, as {@code status.json} in its state directory: the manifest
  * generation (content hash) it has seen, the one whose state is in the kernel, and what is wrong. A tool
- * that wrote the directory waits until {@code appliedHash} is the hash of what it wrote.
+ * that wrote the directory waits until {@code appliedHash} is the hash of what it wrote. Against the API
+ * server the hashes are {@link io.npmagent.agent.source.k8s.StateDigest}s of the objects' versions the
+ * model has taken, which a tool compares with one of what the server holds.
  *
  * @param backendReason why this backend (auto's probe, or "as asked")
  * @param seenHash     the directory generation the agent has read
  * @param appliedHash  the generation whose whole state is in the kernel ("" until the first)
  * @param podsHash     in a sandbox, the generation whose pods exist with their servers ("" otherwise)
+ * @param denied       what the API server refuses the agent (verb, resource, the server's message); not ready while any
  */
 public record AgentStatus(String backend, String backendReason, String seenHash, long seenGeneration, String appliedHash, long appliedGeneration,
-        String podsHash, int policies, List<String> failures, List<String> problems, String updated) {
+        String podsHash, int policies, List<String> failures, List<String> problems, List<String> denied, String updated) {
 
     private static final Gson GSON = new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create();
 
     public AgentStatus {
         failures = List.copyOf(failures);
         problems = List.copyOf(problems);
+        denied = denied == null ? List.of() : List.copyOf(denied);
     }
 
     public static final String FILE = "status.json";

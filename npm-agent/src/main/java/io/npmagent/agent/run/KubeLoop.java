@@ -1,6 +1,8 @@
 package io.npmagent.agent.run;
 
+import io.npmagent.agent.source.k8s.Change;
 import io.npmagent.agent.source.k8s.KubeSource;
+import io.npmagent.agent.source.k8s.StateDigest;
 import io.npmagent.dataplane.model.ClusterEvent;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +19,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Generations here count what the loop has taken from the informers: 1 is the synced caches, and each
  * later drain of the event queue is one more. {@link AgentStatus#appliedGeneration()} is the last one
- * whose state is in the kernel.
+ * whose state is in the kernel. The status's hashes are {@link StateDigest}s of the object versions
+ * taken ({@code seenHash}) and of those whose state is in the kernel ({@code appliedHash}): a tool that
+ * lists the server and gets the same digest knows the agent enforces what the server holds.
  */
 public final class KubeLoop implements ModelLoop {
     private static final System.Logger LOG = System.getLogger(KubeLoop.class.getName());
@@ -30,9 +34,12 @@ public final class KubeLoop implements ModelLoop {
     private final StatusReport report;
     private final List<Runnable> afterStep = new ArrayList<>();
     private final LoopStop stop = new LoopStop();
+    private final StateDigest digest = new StateDigest();
     private boolean synced;
     private long seen;
     private long applied;
+    private String seenDigest = "";
+    private String appliedDigest = "";
 
     /** @param stateDir where to write status and metrics (null: nowhere) */
     public KubeLoop(KubeSource source, Agent agent, Path stateDir) {
@@ -59,8 +66,8 @@ public final class KubeLoop implements ModelLoop {
             if (stop.requested()) {
                 return;
             }
-            List<ClusterEvent> whole = source.wholeStateThenEvents();
-            agent.start(whole);
+            List<Change> whole = source.wholeStateThenEvents();
+            agent.start(take(whole));
             synced = true;
             seen = 1;
             LOG.log(System.Logger.Level.INFO, "caches synced: {0}; the whole state went to the backend as one batch", source.counts());
@@ -80,17 +87,18 @@ public final class KubeLoop implements ModelLoop {
 
     /** Waits up to {@code wait} for events, applies every one waiting (up to a drain's worth), notes convergence. */
     private void step(Duration wait) throws InterruptedException {
-        ClusterEvent first = wait.isZero() ? source.events().poll() : source.events().poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+        Change first = wait.isZero() ? source.events().poll() : source.events().poll(wait.toMillis(), TimeUnit.MILLISECONDS);
         if (first != null) {
-            List<ClusterEvent> batch = new ArrayList<>();
+            List<Change> batch = new ArrayList<>();
             batch.add(first);
             source.events().drainTo(batch, DRAIN - 1);
-            batch.forEach(agent::update);
+            take(batch).forEach(agent::update);
             seen++;
         }
         agent.noteBacklog(source.events().size());
         if (agent.converged()) {
             applied = seen;
+            appliedDigest = seenDigest;
         }
         afterStep.forEach(Runnable::run);
         report.publish(status());
@@ -103,8 +111,21 @@ public final class KubeLoop implements ModelLoop {
         }
         problems.addAll(source.problems());
         problems.addAll(agent.problems());
-        return new AgentStatus(agent.backendName(), agent.backendReason(), Long.toString(seen), seen, applied == 0 ? "" : Long.toString(applied),
-                applied, "", synced ? agent.policies() : 0, agent.failures(), problems, Instant.now().toString());
+        return new AgentStatus(agent.backendName(), agent.backendReason(), seenDigest, seen, appliedDigest,
+                applied, "", synced ? agent.policies() : 0, agent.failures(), problems, source.denied(), Instant.now().toString());
+    }
+
+    /** The model's events of {@code changes}, after counting every change into the digest. */
+    private List<ClusterEvent> take(List<Change> changes) {
+        List<ClusterEvent> events = new ArrayList<>(changes.size());
+        for (Change c : changes) {
+            digest.take(c);
+            if (c.event() != null) {
+                events.add(c.event());
+            }
+        }
+        seenDigest = digest.value();
+        return events;
     }
 
     /** The status as of the last step, null before the first: safe from any thread. */

@@ -104,7 +104,7 @@ public final class ManifestLoop implements ModelLoop {
         List<String> all = new ArrayList<>(problems);
         all.addAll(agent.problems());
         return new AgentStatus(agent.backendName(), agent.backendReason(), seenHash, seenGeneration, appliedHash, appliedGeneration, podsHash,
-                agent.policies(), agent.failures(), all, Instant.now().toString());
+                agent.policies(), agent.failures(), all, List.of(), Instant.now().toString());
     }
 
     /** The status as of the last poll, null before the first: safe from any thread (the model is only touched by the loop). */

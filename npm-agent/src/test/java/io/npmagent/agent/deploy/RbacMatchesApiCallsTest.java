@@ -5,78 +5,92 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
-import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
+import io.kubernetes.client.openapi.models.V1ClusterRole;
 import io.kubernetes.client.openapi.models.V1PolicyRule;
 import io.npmagent.agent.backend.Backends;
+import io.npmagent.agent.cluster.AgentIdentity;
+import io.npmagent.agent.cluster.ControlPlane;
+import io.npmagent.agent.cluster.TestCluster;
 import io.npmagent.agent.run.Agent;
+import io.npmagent.agent.run.AgentStatus;
 import io.npmagent.agent.run.KubeLoop;
 import io.npmagent.agent.source.k8s.KubeSource;
-import io.npmagent.agent.source.k8s.MockApiServer;
 import io.npmagent.agent.source.k8s.ProblemEvents;
 import io.npmagent.dataplane.backend.FakeBackend;
 import io.npmagent.dataplane.batch.QueueConfig;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The ClusterRole grants exactly what the agent asks of the API server: the agent runs against the mock
- * server through everything that makes it call (start, a restart that drops every watch, expired watches
- * that force relists, an invalid policy that it reports as an Event), every request it makes is
- * turned into the (API group, resource, verb) that RBAC checks, and that set must equal the role's.
+ * The ClusterRole in {@code deploy/rbac.yaml}, applied as shipped to a real API server, against what
+ * the agent, on its ServiceAccount's token, asks of it. The API server's audit log records every
+ * request of that account with the verb and resource its authorizer judged; through start, a restart,
+ * an outage that ends in 410 Gone and relists, and an object the agent reports as an Event, that set
+ * must equal the role's grants, and none may be refused. A role that grants too little shows as a
+ * refused request here, and (second test) as an agent that is not ready and says which grant is missing.
  */
 class RbacMatchesApiCallsTest {
-    /** /api/v1[/namespaces/NS]/RESOURCE[/NAME] or /apis/GROUP/VERSION[/namespaces/NS]/RESOURCE[/NAME] */
-    private static final Pattern PATH =
-            Pattern.compile("^/(?:api/v1|apis/([^/]+)/[^/]+)(?:/namespaces/[^/]+)?/([^/]+)(/[^/]+)?$");
+    private static final String NODE = "node-1";
+
+    @TempDir
+    Path tmp;
+    private TestCluster cluster;
+    private KubeLoop loop;
+    private ProblemEvents events;
+
+    @BeforeEach
+    void cluster() throws Exception {
+        cluster = TestCluster.start(tmp.resolve("cluster"));
+    }
+
+    @AfterEach
+    void stop() {
+        if (loop != null) {
+            loop.stop(Duration.ofSeconds(10));
+        }
+        if (events != null) {
+            events.close();
+        }
+        cluster.close();
+    }
 
     @Test
     void theClusterRoleGrantsExactlyWhatTheAgentCalls() throws Exception {
+        cluster.create(new NamespaceBuilder().withNewMetadata().withName("x").endMetadata().build());
+        // A bandwidth annotation the agent cannot read: it enforces the pod without a limit it cannot parse
+        // and says so with an Event. (An invalid policy never gets this far: the API server rejects it.)
+        cluster.create(new PodBuilder().withNewMetadata().withNamespace("x").withName("a").addToLabels("app", "a")
+                .addToAnnotations("kubernetes.io/egress-bandwidth", "fast").endMetadata()
+                .withNewSpec().withNodeName(NODE).addNewContainer().withName("c").withImage("registry.invalid/a").endContainer().endSpec()
+                .withNewStatus().withPhase("Running").withPodIP("10.0.0.1").addNewPodIP("10.0.0.1").endStatus().build());
+        startAgent();
+        await(() -> !cluster.admin().v1().events().inNamespace("x").list().getItems().isEmpty(), "the agent's Event");
+        Event event = cluster.admin().v1().events().inNamespace("x").list().getItems().get(0);
+        assertThat(event.getInvolvedObject().getName()).isEqualTo("a");
+        assertThat(event.getType()).isEqualTo("Warning");
+        assertThat(event.getReason()).isEqualTo("InvalidPod");
+        assertThat(event.getMessage()).contains("kubernetes.io/egress-bandwidth").contains(NODE);
+
+        cluster.controlPlane().restartApiServer();
+        cluster.controlPlane().outageWithWrites(kubeconfig -> {});
+        await(() -> audited().stream().filter(r -> r.code() == 410).count() >= 1
+                && loop.latest() != null && loop.latest().appliedGeneration() == loop.latest().seenGeneration(), "a relist after the 410");
+
         Set<String> called = new TreeSet<>();
-        try (MockApiServer api = new MockApiServer(); NamespacedKubernetesClient kube = api.client()) {
-            kube.resource(new NamespaceBuilder().withNewMetadata().withName("x").endMetadata().build()).create();
-            kube.resource(new PodBuilder().withNewMetadata().withNamespace("x").withName("a").addToLabels("app", "a").endMetadata()
-                    .withNewSpec().withNodeName("node-1").addNewContainer().withName("c").withImage("i").endContainer().endSpec()
-                    .withNewStatus().withPodIP("10.0.0.1").endStatus().build()).create();
-            // An invalid policyTypes value: the agent enforces the policy closed and says so with an Event.
-            kube.resource(new NetworkPolicyBuilder().withNewMetadata().withNamespace("x").withName("bad").endMetadata()
-                    .withNewSpec().withNewPodSelector().endPodSelector().withPolicyTypes("Sideways").endSpec().build()).create();
-
-            FakeBackend backend = new FakeBackend();
-            PrometheusRegistry registry = new PrometheusRegistry();
-            Agent agent = new Agent(new Backends.Chosen(backend, "fake"), "node-1", QueueConfig.DEFAULTS, registry, new Metrics(registry),
-                    Duration.ofMinutes(10));
-            KubeLoop loop = new KubeLoop(new KubeSource(api.apiClient(), Duration.ofMinutes(10)), agent, null);
-            ProblemEvents events = new ProblemEvents(api.apiClient(), "node-1");
-            loop.afterEachStep(() -> events.report(agent.objectErrors()));
-            Thread t = new Thread(() -> loop.run(Duration.ofMillis(20)));
-            t.start();
-            try {
-                await(() -> !kube.v1().events().inNamespace("x").list().getItems().isEmpty());
-                Event event = kube.v1().events().inNamespace("x").list().getItems().get(0);
-                assertThat(event.getInvolvedObject().getName()).isEqualTo("bad");
-                assertThat(event.getType()).isEqualTo("Warning");
-                assertThat(event.getReason()).isEqualTo("InvalidNetworkPolicy");
-                assertThat(event.getMessage()).contains("spec.policyTypes").contains("node-1");
-
-                api.expireNextWatches(3);
-                api.restart();
-                await(() -> api.requests().stream().filter(r -> r.contains("watch=true")).count() >= 9);
-            } finally {
-                loop.stop(Duration.ofSeconds(10));
-                events.close();
-            }
-            for (String request : api.requests()) {
-                called.add(permission(request));
-            }
+        for (ControlPlane.Audited r : audited()) {
+            assertThat(r.code()).as("%s %s: refused by the API server", r.verb(), r.uri()).isNotEqualTo(403);
+            called.add(r.group() + " " + r.resource() + (r.subresource().isEmpty() ? "" : "/" + r.subresource()) + " " + r.verb());
         }
         Set<String> granted = new TreeSet<>();
         for (V1PolicyRule rule : DeployManifests.clusterRole().getRules()) {
@@ -93,33 +107,48 @@ class RbacMatchesApiCallsTest {
         assertThat(granted).as("the ClusterRole in %s", DeployManifests.RBAC).isEqualTo(called);
     }
 
-    /** "GROUP RESOURCE VERB" for one request, as the API server's authorizer sees it. */
-    private static String permission(String request) {
-        String[] parts = request.split(" ", 2);
-        URI uri = URI.create(parts[1]);
-        Matcher m = PATH.matcher(uri.getPath());
-        if (!m.matches()) {
-            throw new AssertionError("a request the check cannot place: " + request);
-        }
-        String group = m.group(1) == null ? "" : m.group(1);
-        boolean named = m.group(3) != null;
-        boolean watch = uri.getQuery() != null && uri.getQuery().contains("watch=true");
-        String verb = switch (parts[0]) {
-            case "GET" -> watch ? "watch" : named ? "get" : "list";
-            case "POST" -> "create";
-            case "PUT" -> "update";
-            case "PATCH" -> "patch";
-            case "DELETE" -> named ? "delete" : "deletecollection";
-            default -> throw new AssertionError("unexpected method in " + request);
-        };
-        return group + " " + m.group(2) + " " + verb;
+    @Test
+    void aGrantTheRoleLacksKeepsTheAgentUnreadyNamingItUntilItReturns() throws Exception {
+        V1ClusterRole narrowed = AgentIdentity.shippedClusterRole();
+        narrowed.getRules().stream().filter(r -> r.getResources().contains("networkpolicies")).forEach(r -> r.setVerbs(List.of("watch")));
+        AgentIdentity.replaceClusterRole(cluster.controlPlane().admin(), narrowed);
+        cluster.create(new NamespaceBuilder().withNewMetadata().withName("x").endMetadata().build());
+        startAgent();
+        await(() -> loop.latest() != null && !loop.latest().denied().isEmpty(), "the agent to report the refusal");
+        AgentStatus s = loop.latest();
+        assertThat(s.denied()).singleElement().asString().contains("forbids list networkpolicies")
+                .contains("system:serviceaccount:kube-system:npm-agent").contains("cannot list resource \"networkpolicies\"");
+        assertThat(s.appliedGeneration()).as("nothing applied without the policies").isZero();
+
+        AgentIdentity.replaceClusterRole(cluster.controlPlane().admin(), AgentIdentity.shippedClusterRole());
+        await(() -> loop.latest().denied().isEmpty() && loop.latest().appliedGeneration() > 0, "the agent to recover once the grant is back");
     }
 
-    private static void await(java.util.function.BooleanSupplier done) throws InterruptedException {
-        Instant deadline = Instant.now().plusSeconds(30);
+    private List<ControlPlane.Audited> audited() {
+        try {
+            return cluster.controlPlane().audited();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private void startAgent() throws Exception {
+        FakeBackend backend = new FakeBackend();
+        PrometheusRegistry registry = new PrometheusRegistry();
+        Agent agent = new Agent(new Backends.Chosen(backend, "fake"), NODE, new QueueConfig(true, 100, Duration.ofMillis(50)), registry,
+                new Metrics(registry), Duration.ofMinutes(10));
+        loop = new KubeLoop(new KubeSource(cluster.agentClient(), Duration.ofMinutes(10)), agent, null);
+        events = new ProblemEvents(cluster.agentClient(), NODE);
+        loop.afterEachStep(() -> events.report(agent.objectErrors()));
+        Thread t = new Thread(() -> loop.run(Duration.ofMillis(20)), "rbac-test-loop");
+        t.start();
+    }
+
+    private static void await(BooleanSupplier done, String what) throws InterruptedException {
+        Instant deadline = Instant.now().plusSeconds(60);
         while (!done.getAsBoolean()) {
             if (Instant.now().isAfter(deadline)) {
-                throw new AssertionError("gave up waiting");
+                throw new AssertionError("gave up waiting for " + what);
             }
             Thread.sleep(50);
         }

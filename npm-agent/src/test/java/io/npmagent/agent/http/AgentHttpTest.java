@@ -55,7 +55,7 @@ class AgentHttpTest {
     }
 
     private static AgentStatus status(long seen, long applied, List<String> failures) {
-        return new AgentStatus("fake", "fake", "h1", seen, applied == 0 ? "" : "h1", applied, "", 3, failures, List.of(), "now");
+        return new AgentStatus("fake", "fake", "h1", seen, applied == 0 ? "" : "h1", applied, "", 3, failures, List.of(), List.of(), "now");
     }
 
     @Test

@@ -47,8 +47,9 @@ public final class KubeSource implements AutoCloseable {
     private final SharedIndexInformer<V1Namespace> namespaces;
     private final SharedIndexInformer<V1Pod> pods;
     private final SharedIndexInformer<V1NetworkPolicy> policies;
-    private final BlockingQueue<ClusterEvent> events = new LinkedBlockingQueue<>();
+    private final BlockingQueue<Change> events = new LinkedBlockingQueue<>();
     private final Map<ObjectRef, String> problems = new ConcurrentHashMap<>();
+    private final AccessDenials denials = new AccessDenials();
     /** Off until the caches have synced: the initial list is taken whole from the caches, not as 100,000 events. */
     private volatile boolean forwarding;
 
@@ -60,14 +61,14 @@ public final class KubeSource implements AutoCloseable {
         this.factory = new SharedInformerFactory(client);
         long resyncMs = resync.toMillis();
         this.namespaces = factory.sharedIndexInformerFor(new PagedListerWatcher<>(
-                new GenericKubernetesApi<>(V1Namespace.class, V1NamespaceList.class, "", "v1", "namespaces", client),
+                new GenericKubernetesApi<>(V1Namespace.class, V1NamespaceList.class, "", "v1", "namespaces", client), denials.of("namespaces"),
                 SlimObjects::namespace, (items, meta) -> new V1NamespaceList().items(items).metadata(meta)), V1Namespace.class, resyncMs);
         this.pods = factory.sharedIndexInformerFor(new PagedListerWatcher<>(
-                new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client),
+                new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client), denials.of("pods"),
                 SlimObjects::pod, (items, meta) -> new V1PodList().items(items).metadata(meta)), V1Pod.class, resyncMs);
         this.policies = factory.sharedIndexInformerFor(new PagedListerWatcher<>(
                 new GenericKubernetesApi<>(V1NetworkPolicy.class, V1NetworkPolicyList.class, "networking.k8s.io", "v1", "networkpolicies", client),
-                SlimObjects::policy, (items, meta) -> new V1NetworkPolicyList().items(items).metadata(meta)), V1NetworkPolicy.class, resyncMs);
+                denials.of("networkpolicies"), SlimObjects::policy, (items, meta) -> new V1NetworkPolicyList().items(items).metadata(meta)), V1NetworkPolicy.class, resyncMs);
         // Watch events arrive whole; slim them too before they are cached.
         namespaces.setTransform(SlimObjects::slim);
         pods.setTransform(SlimObjects::slim);
@@ -88,7 +89,7 @@ public final class KubeSource implements AutoCloseable {
     }
 
     /** Changes as the informers saw them; for the model thread alone to take. */
-    public BlockingQueue<ClusterEvent> events() {
+    public BlockingQueue<Change> events() {
         return events;
     }
 
@@ -99,12 +100,12 @@ public final class KubeSource implements AutoCloseable {
      * handler runs after is queued; a change can be both, and an upsert or delete applied twice changes
      * nothing.
      */
-    public List<ClusterEvent> wholeStateThenEvents() {
+    public List<Change> wholeStateThenEvents() {
         if (!synced()) {
             throw new IllegalStateException("the informer caches have not synced yet");
         }
         forwarding = true;
-        List<ClusterEvent> out = new ArrayList<>();
+        List<Change> out = new ArrayList<>();
         namespaces.getIndexer().list().forEach(n -> add(out, "Namespace", n, this::namespaceUpserted));
         pods.getIndexer().list().forEach(p -> add(out, "Pod", p, this::podUpserted));
         policies.getIndexer().list().forEach(p -> add(out, "NetworkPolicy", p, this::policyUpserted));
@@ -116,6 +117,20 @@ public final class KubeSource implements AutoCloseable {
         List<String> out = new ArrayList<>(problems.values());
         out.sort(null);
         return out;
+    }
+
+    /**
+     * What the API server refuses the agent now (a list or watch answered 403), each naming the verb and
+     * resource and quoting the server; empty once every informer lists and watches again. The agent is
+     * not ready while any remain: its view of the cluster may be stale or missing.
+     */
+    public List<String> denied() {
+        return denials.current();
+    }
+
+    /** The reference an object's changes are counted under (cluster-scoped objects have namespace ""). */
+    public static ObjectRef ref(String kind, V1ObjectMeta meta) {
+        return new ObjectRef(kind, meta.getNamespace() == null ? "" : meta.getNamespace(), meta.getName());
     }
 
     /** Objects in the caches, per kind: what /debug/state shows. */
@@ -144,30 +159,31 @@ public final class KubeSource implements AutoCloseable {
         return new ClusterEvent.PolicyUpserted(KubeObjects.policy(p));
     }
 
-    private <T extends KubernetesObject> void add(List<ClusterEvent> out, String kind, T object, Function<T, ClusterEvent> convert) {
-        ClusterEvent e = convertOrReport(kind, object, convert);
-        if (e != null) {
-            out.add(e);
+    private <T extends KubernetesObject> void add(List<Change> out, String kind, T object, Function<T, ClusterEvent> convert) {
+        Change c = convertOrReport(kind, object, convert);
+        if (c != null) {
+            out.add(c);
         }
     }
 
-    private <T extends KubernetesObject> ClusterEvent convertOrReport(String kind, T object, Function<T, ClusterEvent> convert) {
+    private <T extends KubernetesObject> Change convertOrReport(String kind, T object, Function<T, ClusterEvent> convert) {
         V1ObjectMeta meta = object.getMetadata();
         if (meta == null || meta.getName() == null) {
             LOG.log(System.Logger.Level.WARNING, "a {0} without metadata.name from the API server, ignored", kind);
             return null;
         }
         ObjectRef ref = new ObjectRef(kind, meta.getNamespace(), meta.getName());
+        String version = meta.getResourceVersion() == null ? "" : meta.getResourceVersion();
         try {
             ClusterEvent e = convert.apply(object);
             if (!kind.equals("Pod")) {
                 problems.remove(ref);
             }
-            return e;
+            return new Change(e, ref(kind, meta), version);
         } catch (IllegalArgumentException e) {
             // The object stays out of the model; the rest of the cluster keeps working.
             problems.put(ref, ApiSyntax.escapeControls(ref + ": " + e.getMessage()));
-            return null;
+            return new Change(null, ref(kind, meta), version);
         }
     }
 
@@ -193,13 +209,13 @@ public final class KubeSource implements AutoCloseable {
                 V1ObjectMeta meta = object.getMetadata();
                 if (meta != null && meta.getName() != null) {
                     problems.remove(new ObjectRef(kind, meta.getNamespace(), meta.getName()));
-                    offer(delete.apply(meta));
+                    offer(new Change(delete.apply(meta), ref(kind, meta), null));
                 }
             }
         };
     }
 
-    private void offer(ClusterEvent e) {
+    private void offer(Change e) {
         if (e != null && forwarding) {
             events.add(e);
         }

@@ -23,6 +23,7 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
     static final int PAGE = 500;
 
     private final GenericKubernetesApi<T, L> api;
+    private final AccessDenials.For access;
     private final UnaryOperator<T> slim;
     private final ListAssembler<T, L> assemble;
 
@@ -31,14 +32,25 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
         L list(List<T> items, V1ListMeta meta);
     }
 
-    PagedListerWatcher(GenericKubernetesApi<T, L> api, UnaryOperator<T> slim, ListAssembler<T, L> assemble) {
+    PagedListerWatcher(GenericKubernetesApi<T, L> api, AccessDenials.For access, UnaryOperator<T> slim, ListAssembler<T, L> assemble) {
         this.api = api;
+        this.access = access;
         this.slim = slim;
         this.assemble = assemble;
     }
 
     @Override
     public L list(CallGeneratorParams params) throws ApiException {
+        try {
+            L list = listPages(params);
+            access.succeeded("list");
+            return list;
+        } catch (ApiException e) {
+            throw access.failed("list", e);
+        }
+    }
+
+    private L listPages(CallGeneratorParams params) throws ApiException {
         List<T> items = new ArrayList<>();
         ListOptions options = new ListOptions().limit(PAGE).timeoutSeconds(params.timeoutSeconds);
         if (params.resourceVersion != null && !params.resourceVersion.isEmpty()) {
@@ -66,6 +78,12 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
     @Override
     public Watchable<T> watch(CallGeneratorParams params) throws ApiException {
         ListOptions options = new ListOptions().resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds);
-        return api.watch(options);
+        try {
+            Watchable<T> w = api.watch(options);
+            access.succeeded("watch");
+            return w;
+        } catch (ApiException e) {
+            throw access.failed("watch", e);
+        }
     }
 }

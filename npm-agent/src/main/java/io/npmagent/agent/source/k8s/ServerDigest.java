@@ -1,0 +1,56 @@
+package io.npmagent.agent.source.k8s;
+
+import io.kubernetes.client.common.KubernetesListObject;
+import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.models.V1Namespace;
+import io.kubernetes.client.openapi.models.V1NamespaceList;
+import io.kubernetes.client.openapi.models.V1NetworkPolicy;
+import io.kubernetes.client.openapi.models.V1NetworkPolicyList;
+import io.kubernetes.client.openapi.models.V1Pod;
+import io.kubernetes.client.openapi.models.V1PodList;
+import io.kubernetes.client.util.generic.GenericKubernetesApi;
+import io.kubernetes.client.util.generic.options.ListOptions;
+import java.io.IOException;
+
+/**
+ * The {@link StateDigest} of what the API server holds now, of the kinds the agent watches: a consistent
+ * list (from etcd, not a cache) of every Namespace, Pod and NetworkPolicy. When the agent's applied
+ * digest equals it, the agent enforces exactly the server's objects.
+ */
+public final class ServerDigest {
+    private ServerDigest() {}
+
+    public static String of(ApiClient client) throws IOException {
+        StateDigest digest = new StateDigest();
+        take(digest, "Namespace", new GenericKubernetesApi<>(V1Namespace.class, V1NamespaceList.class, "", "v1", "namespaces", client));
+        take(digest, "Pod", new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client));
+        take(digest, "NetworkPolicy", new GenericKubernetesApi<>(V1NetworkPolicy.class, V1NetworkPolicyList.class, "networking.k8s.io", "v1",
+                "networkpolicies", client));
+        return digest.value();
+    }
+
+    private static <T extends KubernetesObject, L extends KubernetesListObject> void take(StateDigest digest, String kind, GenericKubernetesApi<T, L> api)
+            throws IOException {
+        ListOptions options = new ListOptions().limit(500);
+        while (true) {
+            L page;
+            try {
+                page = api.list(options).throwsApiException().getObject();
+            } catch (ApiException e) {
+                throw new IOException("cannot list " + kind + ": HTTP " + e.getCode() + " " + e.getResponseBody(), e);
+            }
+            for (KubernetesObject o : page.getItems()) {
+                if (o.getMetadata() != null && o.getMetadata().getName() != null) {
+                    digest.take(new Change(null, KubeSource.ref(kind, o.getMetadata()), o.getMetadata().getResourceVersion() == null ? "" : o.getMetadata().getResourceVersion()));
+                }
+            }
+            String next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
+            if (next == null || next.isEmpty()) {
+                return;
+            }
+            options = new ListOptions().limit(500)._continue(next);
+        }
+    }
+}
