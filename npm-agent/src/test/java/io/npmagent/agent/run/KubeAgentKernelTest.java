@@ -7,8 +7,8 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
-import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
-import io.npmagent.agent.source.k8s.MockApiServer;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.npmagent.agent.cluster.TestCluster;
 import io.npmagent.iptables.kernel.KernelTestSupport;
 import io.npmagent.iptables.kernel.PodNetwork;
 import java.io.IOException;
@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code npm-agent run} as a DaemonSet runs it: the API server as its source (fabric8's mock server,
- * reached through a kubeconfig), a configuration file mounted the way kubelet mounts a ConfigMap, the
+ * {@code npm-agent run} as a DaemonSet runs it: the API server as its source (a real kube-apiserver,
+ * reached with the agent's ServiceAccount token in a kubeconfig), a configuration file mounted the way kubelet mounts a ConfigMap, the
  * eBPF backend, pods in network namespaces. Real packets decide every assertion: the policy is enforced
  * once /readyz says so, a policy edit through the API lands, a ConfigMap change flips
  * NetPolInBackground with no restart, and across a SIGKILL and restart enforcement never lapses: the
@@ -47,8 +47,8 @@ class KubeAgentKernelTest {
     private PodNetwork net;
     private Path bpffs;
     private Process agent;
-    private MockApiServer api;
-    private NamespacedKubernetesClient kube;
+    private TestCluster cluster;
+    private KubernetesClient kube;
     private int port;
     private int debugPort;
     private final HttpClient http = HttpClient.newHttpClient();
@@ -58,11 +58,8 @@ class KubeAgentKernelTest {
         if (agent != null) {
             agent.destroyForcibly();
         }
-        if (kube != null) {
-            kube.close();
-        }
-        if (api != null) {
-            api.close();
+        if (cluster != null) {
+            cluster.close();
         }
         if (net != null) {
             net.close();
@@ -78,20 +75,18 @@ class KubeAgentKernelTest {
         net = PodNetwork.create("a", "b", "c", "d");
         bpffs = Files.createDirectories(tmp.resolve("bpffs"));
         KernelTestSupport.must(List.of("mount", "-t", "bpf", "bpf", bpffs.toString()));
-        api = new MockApiServer();
-        kube = api.client();
-        kube.resource(new NamespaceBuilder().withNewMetadata().withName("x").addToLabels("kubernetes.io/metadata.name", "x").endMetadata().build())
-                .create();
+        cluster = TestCluster.start(tmp.resolve("cluster"));
+        kube = cluster.admin();
+        cluster.create(new NamespaceBuilder().withNewMetadata().withName("x").endMetadata().build());
         for (String p : List.of("a", "b", "c", "d")) {
-            kube.resource(new PodBuilder().withNewMetadata().withNamespace("x").withName(p).addToLabels("app", p).endMetadata()
-                    .withNewSpec().withNodeName(NODE).addNewContainer().withName("c").withImage("i").endContainer().endSpec()
+            cluster.create(new PodBuilder().withNewMetadata().withNamespace("x").withName(p).addToLabels("app", p).endMetadata()
+                    .withNewSpec().withNodeName(NODE).addNewContainer().withName("c").withImage("registry.invalid/i").endContainer().endSpec()
                     .withNewStatus().withPhase("Running").withPodIP(net.address(p, false).toString())
-                    .addNewPodIP(net.address(p, false).toString()).addNewPodIP(net.address(p, true).toString()).endStatus().build()).create();
+                    .addNewPodIP(net.address(p, false).toString()).addNewPodIP(net.address(p, true).toString()).endStatus().build());
         }
         kube.resource(policyAdmitting("a")).create();
         Path config = kubeletStyleConfig(true);
-        Path kubeconfig = tmp.resolve("kubeconfig");
-        Files.writeString(kubeconfig, api.kubeconfig());
+        Path kubeconfig = cluster.agentKubeconfig();
 
         agent = startAgent(kubeconfig, config);
         await(() -> get(port, "/readyz").statusCode() == 200, "/readyz to answer 200");
