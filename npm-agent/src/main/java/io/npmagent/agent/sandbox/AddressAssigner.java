@@ -41,6 +41,21 @@ final class AddressAssigner {
         return new ClusterState(state.namespaces(), pods, state.policies());
     }
 
+    /** The addresses of a pod on the sandbox's node that has none declared: kept while it lives, never one in {@code taken}. */
+    List<IpAddress> forPod(PodKey key, Set<IpAddress> taken) {
+        Integer host = assigned.get(key);
+        if (host == null) {
+            host = free(taken);
+            assigned.put(key, host);
+        }
+        return addresses(host);
+    }
+
+    /** Forgets the pods that are gone, so their addresses can be given again. */
+    void retain(Set<PodKey> live) {
+        assigned.keySet().retainAll(live);
+    }
+
     private int free(Set<IpAddress> declared) {
         Set<Integer> used = new HashSet<>(assigned.values());
         for (int host = 1; host < 65535; host++) {

@@ -23,8 +23,10 @@ import java.util.stream.Stream;
  * the namespaces whose names start with {@code npmsb-<name>.} (names cannot hold a dot) and two
  * sandboxes never touch each other's. The state directory (under {@code /run/npm-agent/sandboxes},
  * or {@code $NPM_AGENT_SANDBOXES}) holds {@code sandbox.json} (what was brought up), {@code pods.json}
- * (what the node daemon built), the agent's {@code status.json} and {@code metrics.prom}, its log, and
- * the pod servers' script.
+ * (what the node daemon built), {@code node.json} (what the daemon has put in the API server), the
+ * agent's {@code status.json} and {@code metrics.prom}, the logs ({@code daemon.log}, {@code agent.log},
+ * {@code kube-proxy.log}), the pod servers' script, and {@code cluster/}: the control plane's
+ * certificates, etcd data, logs and {@code admin.kubeconfig}.
  */
 public final class Sandbox {
     private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?");
@@ -34,7 +36,7 @@ public final class Sandbox {
     private final Path dir;
 
     /** What {@code sandbox up} started: kept so that probe, exec and down find it again. */
-    public record Spec(String name, String manifests, String backend, Shaping shaping, long daemonPid, String created) {}
+    public record Spec(String name, String manifests, String backend, String kubeProxyMode, Shaping shaping, long daemonPid, String created) {}
 
     /** The bandwidth settings the sandbox's agent runs with, as the spec file keeps them (absent: the defaults). */
     public record Shaping(long horizonNanos, long ecnThresholdNanos, long ingressBurstNanos, boolean bbr) {
@@ -71,6 +73,21 @@ public final class Sandbox {
 
     public Path dir() {
         return dir;
+    }
+
+    /** The node's name in its cluster. */
+    public String nodeName() {
+        return "npmsb-" + name;
+    }
+
+    /** The control plane's directory (certificates, etcd, logs, {@code admin.kubeconfig}). */
+    public Path clusterDir() {
+        return dir.resolve("cluster");
+    }
+
+    /** An admin kubeconfig for the sandbox's cluster, for kubectl. */
+    public Path adminKubeconfig() {
+        return clusterDir().resolve("admin.kubeconfig");
     }
 
     /** The sandbox's own bpffs mount, where the eBPF backend pins (never the host's /sys/fs/bpf). */

@@ -1,39 +1,132 @@
 package io.npmagent.agent.sandbox;
 
-import io.npmagent.agent.backend.Backends;
-import io.npmagent.agent.run.Agent;
-import io.npmagent.agent.run.ManifestLoop;
+import io.kubernetes.client.openapi.ApiClient;
+import io.npmagent.agent.cluster.AgentIdentity;
+import io.npmagent.agent.cluster.ControlPlane;
+import io.npmagent.agent.cluster.Logs;
+import io.npmagent.agent.source.k8s.ServerDigest;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
-import io.npmagent.dataplane.batch.QueueConfig;
-import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.iptables.exec.ProcessRunner;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The process {@code sandbox up} leaves running: the agent, fed by the manifest directory exactly as
- * {@code npm-agent run --netns} is, with every kernel command in the node's network namespace, plus the
- * sandbox's stand-ins for a CNI (addresses for pods that have none, {@link AddressAssigner}) and a
- * container runtime (namespaces and servers, {@link PodPlumbing}), which act on each snapshot before
- * the agent sees it. Stops on SIGTERM.
+ * The process {@code sandbox up} leaves running: a node of a real cluster. It starts the control plane
+ * ({@link ControlPlane}: etcd, kube-apiserver with RBAC, kube-controller-manager), registers the node,
+ * applies {@code deploy/rbac.yaml} and gets the agent its ServiceAccount token, starts the real
+ * kube-proxy in the node namespace ({@link SandboxNode}) and the agent as the DaemonSet runs it
+ * ({@code npm-agent run --kubeconfig}, informers, its own rights only, kernel commands in the node
+ * namespace). Then, every 100 ms, it keeps the API server holding the manifest directory
+ * ({@link ManifestApplier}) and plays kubelet for the node's pods ({@link Kubelet}), and writes what it
+ * has done to {@code node.json} ({@link NodeStatus}). Stops everything on SIGTERM.
  */
 public final class SandboxDaemon {
+    private static final System.Logger LOG = System.getLogger(SandboxDaemon.class.getName());
+
     private SandboxDaemon() {}
 
     public static void run(Sandbox sandbox) throws IOException {
         Sandbox.Spec spec = sandbox.spec();
-        PrometheusRegistry registry = new PrometheusRegistry();
-        Metrics metrics = new Metrics(registry);
-        Backends.Chosen backend = Backends.choose(spec.backend(), Backends.Placement.of(sandbox.nodeNetns(), sandbox.bpffs()),
-                Sandbox.Shaping.settings(spec.shaping()), metrics);
-        AddressAssigner addresses = new AddressAssigner();
-        PodPlumbing pods = new PodPlumbing(sandbox, ProcessRunner.host());
-        Agent agent = new Agent(backend, null, QueueConfig.DEFAULTS, registry, metrics, Duration.ofSeconds(10));
-        ManifestLoop loop = new ManifestLoop(new ManifestDirectory(Path.of(spec.manifests())), agent, sandbox.dir(),
-                addresses::assign, pods::reconcile);
-        loop.stopOnShutdown(Duration.ofSeconds(20));
-        loop.run(Duration.ofMillis(100));
+        String node = sandbox.nodeName();
+        ControlPlane cp = ControlPlane.start(sandbox.clusterDir(), SandboxNode.NODE_IPS.get(0));
+        List<Process> agent = new ArrayList<>();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            agent.forEach(p -> stop(p));
+            cp.close();
+        }, "sandbox-stop"));
+        ApiClient admin = cp.admin();
+        SandboxNode.register(admin, node);
+        AgentIdentity.applyRbac(admin);
+        Path agentKubeconfig = AgentIdentity.kubeconfig(cp);
+        SandboxNode.addresses(ProcessRunner.host(), sandbox.nodeNetns());
+        SandboxNode.startKubeProxy(cp, sandbox.dir(), sandbox.nodeNetns(), node, spec.kubeProxyMode());
+        LOG.log(System.Logger.Level.INFO, "cluster up: kube-apiserver {0} at {1} in {2} ms; node {3}; kube-proxy in {4} mode",
+                cp.version(), cp.server(), cp.startup().toMillis(), node, spec.kubeProxyMode());
+        agent.add(AgentRun.start(sandbox, spec, agentKubeconfig));
+
+        ManifestApplier applier = new ManifestApplier(admin, node);
+        Kubelet kubelet = new Kubelet(admin, node, SandboxNode.NODE_IPS, new PodPlumbing(sandbox, ProcessRunner.host()));
+        Path manifests = Path.of(spec.manifests());
+        String appliedHash = "";
+        ManifestApplier.Outcome last = null;
+        while (true) {
+            try {
+                String hash = ManifestDirectory.hash(manifests);
+                if (!hash.equals(appliedHash) || last == null || !last.complete()) {
+                    last = applier.apply(manifests);
+                    if (last.complete()) {
+                        appliedHash = hash;
+                    }
+                }
+                // The digest before the kubelet's pass: if the pass writes nothing, the node is built for exactly it.
+                String digest = ServerDigest.of(admin);
+                boolean quiet = kubelet.sync(last.pods());
+                new NodeStatus(appliedHash, quiet ? digest : "", last.rejected(), agent.get(0).isAlive()).write(sandbox.dir());
+                if (!agent.get(0).isAlive()) {
+                    LOG.log(System.Logger.Level.ERROR, "the agent exited with {0}; its log:\n{1}", agent.get(0).exitValue(),
+                            Logs.tail(sandbox.dir().resolve("agent.log"), 20));
+                    return;
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "sandbox pass failed (tried again in 100 ms)", e);
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private static void stop(Process p) {
+        p.destroy();
+        try {
+            if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** {@code npm-agent run} for the sandbox's node, as a process of its own, with the sandbox's state directory. */
+    static final class AgentRun {
+        private AgentRun() {}
+
+        static Process start(Sandbox sandbox, Sandbox.Spec spec, Path kubeconfig) throws IOException {
+            // The HTTP endpoints on loopback ports of the sandbox's own, so sandboxes side by side never clash.
+            Path config = sandbox.dir().resolve("agent-config.json");
+            Files.writeString(config, "{\"ListeningAddress\": \"127.0.0.1\", \"ListeningPort\": " + freePort()
+                    + ", \"DebugListeningAddress\": \"127.0.0.1\", \"DebugListeningPort\": " + freePort() + "}\n");
+            var shaping = Sandbox.Shaping.settings(spec.shaping());
+            String java = ProcessHandle.current().info().command().orElse("java");
+            List<String> argv = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "run",
+                    "--kubeconfig", kubeconfig.toString(), "--node", sandbox.nodeName(), "--config", config.toString(),
+                    "--backend", spec.backend(), "--netns", sandbox.nodeNetns(), "--bpffs", sandbox.bpffs().toString(),
+                    "--state-dir", sandbox.dir().toString(), "--poll-ms", "50",
+                    "--edt-horizon", shaping.horizon().toNanos() + "ns", "--ecn-threshold", shaping.ecnThreshold().toNanos() + "ns",
+                    "--ingress-burst", shaping.ingressBurst().toNanos() + "ns"));
+            if (shaping.bbr()) {
+                argv.add("--bbr");
+            }
+            return new ProcessBuilder(argv)
+                    .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(sandbox.dir().resolve("agent.log").toFile()))
+                    .redirectErrorStream(true)
+                    .start();
+        }
+
+        private static int freePort() throws IOException {
+            try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                return s.getLocalPort();
+            }
+        }
     }
 }

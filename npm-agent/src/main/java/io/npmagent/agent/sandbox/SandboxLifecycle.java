@@ -41,13 +41,19 @@ public final class SandboxLifecycle {
         }
     }
 
-    public static AgentStatus up(Sandbox sandbox, Path manifests, String backend, BandwidthSettings bandwidth, Duration wait) throws IOException, UpFailed {
+    public static final List<String> KUBE_PROXY_MODES = List.of("iptables", "nftables");
+
+    public static AgentStatus up(Sandbox sandbox, Path manifests, String backend, String kubeProxyMode, BandwidthSettings bandwidth, Duration wait)
+            throws IOException, UpFailed {
         CommandRunner host = ProcessRunner.host();
         if (!Files.isDirectory(manifests)) {
             throw new UpFailed("--manifests " + manifests + " is not a directory");
         }
+        if (!KUBE_PROXY_MODES.contains(kubeProxyMode)) {
+            throw new UpFailed("--kube-proxy-mode is iptables or nftables, not " + kubeProxyMode);
+        }
         String resolved = resolve(backend, host);
-        for (String tool : List.of("ip", "python3", "setsid")) {
+        for (String tool : List.of("ip", "python3", "setsid", "socat", kubeProxyMode.equals("nftables") ? "nft" : "iptables")) {
             if (!host.available(tool)) {
                 throw new UpFailed(tool + " is not installed (pipelines/test installs what the sandbox needs)");
             }
@@ -70,14 +76,18 @@ public final class SandboxLifecycle {
                 throw new IllegalStateException("the eBPF backend needs a bpffs, and none could be mounted at " + sandbox.bpffs());
             }
             Path absolute = manifests.toAbsolutePath().normalize();
-            sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, Sandbox.Shaping.of(bandwidth), 0, Instant.now().toString()));
+            // The upstream binaries first (built on a machine's first run, with their progress), so the daemon's wait is only for the cluster.
+            io.npmagent.agent.cluster.KubeBinaries.dir();
+            sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, kubeProxyMode, Sandbox.Shaping.of(bandwidth), 0,
+                    Instant.now().toString()));
             sandbox.script("podserver.py");
             sandbox.script("prober.py");
             long pid = startDaemon(sandbox);
-            sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, Sandbox.Shaping.of(bandwidth), pid, Instant.now().toString()));
+            sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, kubeProxyMode, Sandbox.Shaping.of(bandwidth), pid,
+                    Instant.now().toString()));
             return Convergence.await(sandbox, wait);
         } catch (Convergence.NotConverged e) {
-            throw new UpFailed(e.getMessage() + tail(sandbox.dir().resolve("agent.log")));
+            throw new UpFailed(e.getMessage() + tail(sandbox.dir().resolve("daemon.log")) + tail(sandbox.dir().resolve("agent.log")));
         } catch (IllegalStateException e) {
             down(sandbox);
             throw new UpFailed(e.getMessage());
@@ -122,7 +132,7 @@ public final class SandboxLifecycle {
                 "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "sandbox", "node", "--name", sandbox.name()));
         ProcessBuilder pb = new ProcessBuilder(argv)
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(sandbox.dir().resolve("agent.log").toFile()))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(sandbox.dir().resolve("daemon.log").toFile()))
                 .redirectErrorStream(true);
         pb.environment().put("NPM_AGENT_SANDBOXES", sandbox.dir().getParent().toString());
         return pb.start().pid();

@@ -18,9 +18,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code pipelines/conformance}: every case under {@code pipelines/conformance/cases}, through a sandbox
- * per case, on every backend installed, with real packets; a pass/fail table and the closing line
- * {@code N passed, M failed}. Backends run side by side, each in sandboxes of its own.
+ * {@code pipelines/conformance}: every case under {@code pipelines/conformance/cases}, one after another
+ * on one sandbox node (a real API server, kube-proxy, the agent on its informers) per backend, with
+ * real packets; a pass/fail table and the closing line {@code N passed, M failed}. Backends run side
+ * by side, each on a sandbox of its own.
  */
 @Command(name = "conformance", mixinStandardHelpOptions = true,
         description = "Run the NetworkPolicy conformance cases with real packets on every installed backend.")
@@ -68,12 +69,14 @@ public final class ConformanceMain implements Callable<Integer> {
         for (String backend : chosen) {
             runs.put(backend, pool.submit(() -> {
                 List<CaseResult> results = new ArrayList<>();
-                for (ConformanceCase c : cases) {
-                    CaseResult r = SandboxCaseRun.run(model, c, backend);
-                    synchronized (out) {
-                        out.printf(Locale.ROOT, "# %-16s %-58s %s (%.1f s)%n", backend, c.name(), r.passed() ? "pass" : "FAIL", r.seconds());
+                try (SandboxCaseRun node = SandboxCaseRun.up(model, backend)) {
+                    for (ConformanceCase c : cases) {
+                        CaseResult r = node.run(c);
+                        synchronized (out) {
+                            out.printf(Locale.ROOT, "# %-16s %-58s %s (%.1f s)%n", backend, c.name(), r.passed() ? "pass" : "FAIL", r.seconds());
+                        }
+                        results.add(r);
                     }
-                    results.add(r);
                 }
                 return results;
             }));

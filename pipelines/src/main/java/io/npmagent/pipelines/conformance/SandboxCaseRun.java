@@ -28,21 +28,56 @@ import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * One conformance case on one backend, driven only through the sandbox's contract, as any other tool
- * would drive it: the model and each step written as manifests into a directory, {@code sandbox up},
- * and after each step {@code sandbox probe --output json}, compared with the case's expectations on
+ * The conformance cases on one backend, driven only through the sandbox's contract, as any other tool
+ * would drive it: the model and each step written as manifests into a directory, {@code sandbox up}
+ * (a node of a real cluster: the manifests go through the API server, the agent reads them back with its
+ * informers), and after each step {@code sandbox probe --output json}, compared with the case's expectations on
  * every ordered pair of distinct pods and every listed port and protocol. SCTP probes are counted as
  * skipped: this kernel has no SCTP sockets to serve or probe them.
  */
-final class SandboxCaseRun {
+final class SandboxCaseRun implements AutoCloseable {
     private static final Gson GSON = new Gson();
 
-    private SandboxCaseRun() {}
+    private final ConformanceModel model;
+    private final String backend;
+    private final String sandbox;
+    private final Path dir;
+    private final String upError;
 
-    static ConformanceMain.CaseResult run(ConformanceModel model, ConformanceCase c, String backend) throws IOException {
+    /**
+     * One sandbox for every case of a backend, as policies come and go on a long-running node: it comes up
+     * once with the model, and each case starts by putting the model back (labels as the model has them,
+     * no policies) in the same generation as its first step.
+     */
+    private SandboxCaseRun(ConformanceModel model, String backend) throws IOException {
+        this.model = model;
+        this.backend = backend;
+        this.sandbox = "conf-" + backend.replace("iptables-", "ipt-");
+        this.dir = Files.createTempDirectory("npm-conformance-");
+        writeModel();
+        CliRun up = CliRun.of("sandbox", "up", "--name", sandbox, "--manifests", dir.toString(), "--backend", backend);
+        this.upError = up.exitCode() == 0 ? null : "sandbox up failed: " + up.err().strip();
+    }
+
+    static SandboxCaseRun up(ConformanceModel model, String backend) throws IOException {
+        return new SandboxCaseRun(model, backend);
+    }
+
+    private void writeModel() throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path p : files.filter(f -> f.getFileName().toString().startsWith("np-")).toList()) {
+                Files.delete(p);
+            }
+        }
+        writeNamespaces(dir, model.namespaces());
+        model.pods().forEach(p -> writePod(dir, p));
+    }
+
+    ConformanceMain.CaseResult run(ConformanceCase c) throws IOException {
         long start = System.nanoTime();
-        String sandbox = "conf-" + backend.replace("iptables-", "ipt-");
-        Path dir = Files.createTempDirectory("npm-conformance-");
+        if (upError != null) {
+            return new ConformanceMain.CaseResult(c.name(), backend, List.of(upError), 0, 0, seconds(start));
+        }
         List<String> wrong = new ArrayList<>();
         long checked = 0;
         long skipped = 0;
@@ -50,13 +85,8 @@ final class SandboxCaseRun {
         model.namespaces().forEach(n -> namespaces.put(n.name(), n));
         Map<PodKey, Pod> pods = new LinkedHashMap<>();
         model.pods().forEach(p -> pods.put(p.key(), p));
-        try {
-            writeNamespaces(dir, namespaces.values());
-            pods.values().forEach(p -> writePod(dir, p));
-            CliRun up = CliRun.of("sandbox", "up", "--name", sandbox, "--manifests", dir.toString(), "--backend", backend);
-            if (up.exitCode() != 0) {
-                return new ConformanceMain.CaseResult(c.name(), backend, List.of("sandbox up failed: " + up.err().strip()), 0, 0, seconds(start));
-            }
+        writeModel();
+        {
             for (ConformanceCase.Step step : c.steps()) {
                 for (int i = 0; i < step.apply().size(); i++) {
                     PolicyKey key = step.apply().get(i).key();
@@ -120,15 +150,18 @@ final class SandboxCaseRun {
                     }
                 }
             }
-        } finally {
-            CliRun.of("sandbox", "down", "--name", sandbox);
-            try (Stream<Path> files = Files.walk(dir)) {
-                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
         }
         return new ConformanceMain.CaseResult(c.name(), backend, wrong, checked, skipped, seconds(start));
+    }
+
+    @Override
+    public void close() throws IOException {
+        CliRun.of("sandbox", "down", "--name", sandbox);
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 
     private static String key(String from, String to, int port, String protocol) {

@@ -76,6 +76,54 @@ public final class Manifests {
         return set.result();
     }
 
+    /** One manifest file's objects as JSON, as {@code kubectl apply} would send them, and the documents that did not parse. */
+    public record RawFile(String origin, List<com.google.gson.JsonObject> objects, List<String> problems) {}
+
+    /**
+     * Every manifest file of {@code dir} (as {@link #load} picks them) as raw objects, for a tool that sends
+     * them to an API server; {@code kind: List} documents give their items.
+     */
+    public static List<RawFile> raw(Path dir) throws IOException {
+        List<RawFile> out = new java.util.ArrayList<>();
+        String prefix = prefix(dir);
+        for (Path file : files(dir)) {
+            String origin = prefix + file.getFileName();
+            List<com.google.gson.JsonObject> objects = new java.util.ArrayList<>();
+            List<String> problems = new java.util.ArrayList<>();
+            try {
+                for (SafeYaml.Document doc : SafeYaml.split(read(file))) {
+                    try {
+                        com.google.gson.JsonElement json = SafeYaml.parse(doc);
+                        if (json == null) {
+                            continue;
+                        }
+                        if (!json.isJsonObject()) {
+                            problems.add(origin + " document " + doc.index() + ": not an object");
+                        } else if ("List".equals(text(json.getAsJsonObject(), "kind")) && json.getAsJsonObject().has("items")) {
+                            json.getAsJsonObject().getAsJsonArray("items").forEach(i -> {
+                                if (i.isJsonObject()) {
+                                    objects.add(i.getAsJsonObject());
+                                }
+                            });
+                        } else {
+                            objects.add(json.getAsJsonObject());
+                        }
+                    } catch (SafeYaml.BadYaml e) {
+                        problems.add(origin + ": " + e.getMessage());
+                    }
+                }
+            } catch (IOException e) {
+                problems.add(origin + ": cannot read: " + e.getMessage());
+            }
+            out.add(new RawFile(origin, objects, problems));
+        }
+        return out;
+    }
+
+    private static String text(com.google.gson.JsonObject o, String field) {
+        return o.has(field) && o.get(field).isJsonPrimitive() ? o.get(field).getAsString() : null;
+    }
+
     /** The manifest files of {@code dir}, in name order. */
     static List<Path> files(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) {
