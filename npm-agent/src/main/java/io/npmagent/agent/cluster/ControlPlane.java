@@ -50,6 +50,7 @@ public final class ControlPlane implements AutoCloseable {
     private ChildProcess apiserver;
     private Duration startup;
     private final HttpClient http = HttpClient.newHttpClient();
+    private final java.util.Map<String, okhttp3.OkHttpClient> statusClients = new java.util.HashMap<>();
 
     private ControlPlane(Path dir, Pki pki, int etcdPort, int apiPort, String advertise) {
         this.dir = dir;
@@ -288,11 +289,36 @@ public final class ControlPlane implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits until the controller manager has given {@code namespace} its "default" ServiceAccount: before
+     * that the API server admits no pod into it (as a real cluster does right after a namespace is made).
+     */
+    public void awaitDefaultServiceAccount(String namespace) throws IOException {
+        Instant deadline = Instant.now().plus(READY);
+        String path = "/api/v1/namespaces/" + java.net.URLEncoder.encode(namespace, StandardCharsets.UTF_8) + "/serviceaccounts/default";
+        while (adminStatus(path) != 200) {
+            if (Instant.now().isAfter(deadline)) {
+                throw new IOException("namespace " + namespace + " got no default ServiceAccount in " + READY.toSeconds() + " s");
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            }
+        }
+    }
+
     /** The API server's {@code gitVersion}, as {@code /version} reports it. */
     public String version() throws IOException {
         String body = adminGet("/version");
         JsonObject v = JsonParser.parseString(body).getAsJsonObject();
         return v.get("gitVersion").getAsString();
+    }
+
+    /** The pid of a running process of this control plane ({@code etcd}, {@code kube-apiserver}, ...). */
+    public java.util.Optional<Long> pid(String name) {
+        return processes.stream().filter(p -> p.name().equals(name) && p.alive()).map(ChildProcess::pid).findFirst();
     }
 
     /** The pids and logs of every process, for a status line or an error. */
@@ -323,10 +349,18 @@ public final class ControlPlane implements AutoCloseable {
         return status(server(), path);
     }
 
+    /** GET {@code path} of the API server at {@code url} as admin; the status code. One client per server, made at first use. */
     private int status(String url, String path) throws IOException {
-        ApiClient c = ControlPlane.client(Kubeconfig.withCertificate(dir.resolve("probe.kubeconfig"), url, pki.ca(),
-                pki.file("admin.crt"), pki.file("admin.key")));
-        okhttp3.OkHttpClient quick = c.getHttpClient().newBuilder().callTimeout(5, TimeUnit.SECONDS).build();
+        okhttp3.OkHttpClient quick;
+        synchronized (statusClients) {
+            quick = statusClients.get(url);
+            if (quick == null) {
+                Path kubeconfig = Kubeconfig.withCertificate(dir.resolve("probe-" + statusClients.size() + ".kubeconfig"), url, pki.ca(),
+                        pki.file("admin.crt"), pki.file("admin.key"));
+                quick = ControlPlane.client(kubeconfig).getHttpClient().newBuilder().callTimeout(5, TimeUnit.SECONDS).build();
+                statusClients.put(url, quick);
+            }
+        }
         try (okhttp3.Response r = quick.newCall(new okhttp3.Request.Builder().url(url + path).build()).execute()) {
             return r.code();
         }

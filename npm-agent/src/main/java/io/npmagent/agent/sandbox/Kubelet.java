@@ -123,6 +123,14 @@ final class Kubelet {
         for (String type : List.of("PodScheduled", "Initialized", "ContainersReady", "Ready")) {
             s.addConditionsItem(new V1PodCondition().type(type).status("True").lastTransitionTime(now));
         }
+        if (pod.getSpec() != null && pod.getSpec().getContainers() != null) {
+            for (var c : pod.getSpec().getContainers()) {
+                s.addContainerStatusesItem(new io.kubernetes.client.openapi.models.V1ContainerStatus().name(c.getName()).image(c.getImage())
+                        .imageID("").ready(true).started(true).restartCount(0)
+                        .state(new io.kubernetes.client.openapi.models.V1ContainerState()
+                                .running(new io.kubernetes.client.openapi.models.V1ContainerStateRunning().startedAt(now))));
+            }
+        }
         return s;
     }
 

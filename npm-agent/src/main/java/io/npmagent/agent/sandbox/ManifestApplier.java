@@ -30,10 +30,11 @@ import okhttp3.Response;
  * they name none; a pod change the server calls immutable is a delete and a create, as kubelet and a
  * controller would do it.
  *
- * <p>An object the server rejects is reported with the server's words and the rest is applied; a
+ * <p>A namespace the directory's objects use but do not declare is created bare. An object the server rejects is reported with the server's words and the rest is applied; a
  * refusal that passes (a new namespace's default ServiceAccount not yet made) is tried again on the next
  * call. As with the agent's own directory source, a file with a document that does not parse keeps the
- * objects it had: a half-written file never deletes anything.
+ * objects it had, and so does a file of zero bytes (one being written): a half-written file never
+ * deletes anything. (Deleting here is not free: a namespace takes its pods along.)
  */
 final class ManifestApplier {
     private static final System.Logger LOG = System.getLogger(ManifestApplier.class.getName());
@@ -61,7 +62,11 @@ final class ManifestApplier {
         Map<String, JsonObject> wanted = new LinkedHashMap<>();
         for (Manifests.RawFile file : Manifests.raw(dir)) {
             List<JsonObject> objects = file.objects();
-            if (!file.problems().isEmpty()) {
+            Path onDisk = dir.resolve(file.origin().substring(file.origin().lastIndexOf('/') + 1));
+            if (objects.isEmpty() && file.problems().isEmpty() && java.nio.file.Files.size(onDisk) == 0) {
+                // Zero bytes: a file being written (truncated, not yet filled), not one emptied on purpose.
+                objects = lastGood.getOrDefault(file.origin(), objects);
+            } else if (!file.problems().isEmpty()) {
                 rejected.addAll(file.problems());
                 objects = lastGood.getOrDefault(file.origin(), objects);
             } else {
@@ -77,10 +82,22 @@ final class ManifestApplier {
             }
         }
         lastGood.keySet().retainAll(Manifests.raw(dir).stream().map(Manifests.RawFile::origin).toList());
+        // A namespace the directory uses without declaring it is made (bare), as the sandbox always did:
+        // an API server would refuse the objects in it.
+        for (JsonObject o : new ArrayList<>(wanted.values())) {
+            String ns = namespace(o);
+            if (!ns.isEmpty() && !wanted.containsKey("Namespace//" + ns)) {
+                JsonObject implicit = JsonParser.parseString("{\"apiVersion\": \"v1\", \"kind\": \"Namespace\", \"metadata\": {}}").getAsJsonObject();
+                implicit.getAsJsonObject("metadata").addProperty("name", ns);
+                wanted.put(key(implicit), implicit);
+            }
+        }
         boolean complete = true;
         for (String kind : ORDER) {
             for (Map.Entry<String, JsonObject> e : wanted.entrySet()) {
-                if (!kind(e.getValue()).equals(kind) || e.getValue().equals(applied.get(e.getKey()))) {
+                // Every object, every time: what the server holds may have moved without us (a namespace we
+                // deleted takes its pods along), and an apply of what is there already changes nothing.
+                if (!kind(e.getValue()).equals(kind)) {
                     continue;
                 }
                 complete &= applyOne(e.getKey(), e.getValue(), rejected);

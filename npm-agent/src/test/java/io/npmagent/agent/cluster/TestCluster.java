@@ -76,24 +76,12 @@ public final class TestCluster implements AutoCloseable {
             } else {
                 admin.resource(o).create();
                 if (o instanceof io.fabric8.kubernetes.api.model.Namespace ns) {
-                    awaitDefaultServiceAccount(ns.getMetadata().getName());
+                    try {
+                        cp.awaitDefaultServiceAccount(ns.getMetadata().getName());
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
                 }
-            }
-        }
-    }
-
-    /** The controller manager gives a new namespace its "default" ServiceAccount, which a pod needs to be admitted. */
-    private void awaitDefaultServiceAccount(String namespace) {
-        java.time.Instant deadline = java.time.Instant.now().plusSeconds(30);
-        while (admin.serviceAccounts().inNamespace(namespace).withName("default").get() == null) {
-            if (java.time.Instant.now().isAfter(deadline)) {
-                throw new AssertionError("namespace " + namespace + " got no default ServiceAccount in 30 s");
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError(e);
             }
         }
     }

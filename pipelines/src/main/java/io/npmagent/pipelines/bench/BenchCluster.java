@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.npmagent.agent.source.k8s.MockApiServer;
 
 /**
  * The clusters the informer benchmark and the scale pipeline serve: namespaces of 100 pods each, pods as a Deployment makes
@@ -25,21 +24,22 @@ public final class BenchCluster {
         return (pods + PODS_PER_NAMESPACE - 1) / PODS_PER_NAMESPACE;
     }
 
-    /** Puts the cluster into the mock server's store. */
-    public static void write(MockApiServer api, int pods, int policies) {
+    /** Creates the cluster through the API server. */
+    public static void write(BenchApiServer api, int pods, int policies) {
         int namespaces = namespaces(pods);
         for (int n = 0; n < namespaces; n++) {
-            api.preload("/api/v1/namespaces", Serialization.unmarshal("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ns-" + n
+            api.create(Serialization.unmarshal("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ns-" + n
                     + "\",\"labels\":{\"kubernetes.io/metadata.name\":\"ns-" + n + "\",\"team\":\"t" + (n % 7) + "\"}}}", Namespace.class));
         }
         for (int i = 0; i < pods; i++) {
             Pod pod = pod(i, pods);
-            api.preload("/api/v1/namespaces/" + pod.getMetadata().getNamespace() + "/pods", pod);
+            api.create(pod);
         }
         for (int i = 0; i < policies; i++) {
             NetworkPolicy policy = policy(i, namespaces);
-            api.preload("/apis/networking.k8s.io/v1/namespaces/" + policy.getMetadata().getNamespace() + "/networkpolicies", policy);
+            api.create(policy);
         }
+        api.flush();
     }
 
     /** Pod i: every {@code pods / LOCAL_PODS}-th one runs on this node. */

@@ -55,7 +55,8 @@ final class SandboxCaseRun implements AutoCloseable {
         this.sandbox = "conf-" + backend.replace("iptables-", "ipt-");
         this.dir = Files.createTempDirectory("npm-conformance-");
         writeModel();
-        CliRun up = CliRun.of("sandbox", "up", "--name", sandbox, "--manifests", dir.toString(), "--backend", backend);
+        // Generous waits: four backends bring up four clusters at once on a small machine.
+        CliRun up = CliRun.of("sandbox", "up", "--name", sandbox, "--manifests", dir.toString(), "--backend", backend, "--wait-seconds", "180");
         this.upError = up.exitCode() == 0 ? null : "sandbox up failed: " + up.err().strip();
     }
 
@@ -90,7 +91,7 @@ final class SandboxCaseRun implements AutoCloseable {
             for (ConformanceCase.Step step : c.steps()) {
                 for (int i = 0; i < step.apply().size(); i++) {
                     PolicyKey key = step.apply().get(i).key();
-                    Files.writeString(policyFile(dir, key), step.applyManifests().get(i), StandardCharsets.UTF_8);
+                    write(policyFile(dir, key), step.applyManifests().get(i));
                 }
                 for (PolicyKey key : step.delete()) {
                     Files.deleteIfExists(policyFile(dir, key));
@@ -111,7 +112,7 @@ final class SandboxCaseRun implements AutoCloseable {
                         writeNamespaces(dir, namespaces.values());
                     }
                 }
-                CliRun probe = CliRun.of("sandbox", "probe", "--name", sandbox, "--output", "json");
+                CliRun probe = CliRun.of("sandbox", "probe", "--name", sandbox, "--output", "json", "--wait-seconds", "90");
                 if (probe.exitCode() != 0) {
                     wrong.add("step " + step.number() + ": sandbox probe failed: " + probe.err().strip());
                     break;
@@ -205,9 +206,12 @@ final class SandboxCaseRun implements AutoCloseable {
         return new Yaml(options).dump(o);
     }
 
+    /** Writes the file whole or not at all (a temporary beside it, renamed), so the sandbox never reads half of it. */
     private static void write(Path file, String text) {
         try {
-            Files.writeString(file, text, StandardCharsets.UTF_8);
+            Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
+            Files.writeString(tmp, text, StandardCharsets.UTF_8);
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -41,10 +41,10 @@ public final class InformerBenchChild {
     private InformerBenchChild() {}
 
     public static void main(String[] args) throws Exception {
-        String url = args[0];
+        java.nio.file.Path kubeconfig = java.nio.file.Path.of(args[0]);
         String mode = args[1];
         int pods = Integer.parseInt(args[2]);
-        ApiClient client = KubeClients.forWatches(new ApiClient().setBasePath(url));
+        ApiClient client = KubeClients.connect(kubeconfig);
         long baseline = heapAfterGc();
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("mode", mode);

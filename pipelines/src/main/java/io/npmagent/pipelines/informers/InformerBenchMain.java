@@ -2,7 +2,8 @@ package io.npmagent.pipelines.informers;
 
 import com.google.gson.Gson;
 import com.google.gson.reflect.TypeToken;
-import io.npmagent.agent.source.k8s.MockApiServer;
+import io.npmagent.pipelines.bench.BenchApiServer;
+import io.npmagent.pipelines.bench.TempDir;
 import io.npmagent.pipelines.bench.BenchCluster;
 import io.npmagent.pipelines.bench.BenchJson;
 import java.io.BufferedReader;
@@ -56,13 +57,16 @@ public final class InformerBenchMain implements Callable<Integer> {
                 Runtime.getRuntime().availableProcessors());
         List<Map<String, Object>> results = new ArrayList<>();
         for (int pods : sizes) {
-            try (MockApiServer api = new MockApiServer()) {
+            try (TempDir tmp = TempDir.create("npm-informers-"); BenchApiServer api = BenchApiServer.start(tmp.path().resolve("cluster"))) {
+                Path dir = tmp.path();
                 long t = System.nanoTime();
-                out.printf(Locale.ROOT, "writing %,d pods in %,d namespaces and %,d policies to the mock API server...%n", pods,
-                        BenchCluster.namespaces(pods), policies);
+                out.printf(Locale.ROOT, "creating %,d pods in %,d namespaces and %,d policies through kube-apiserver %s...%n", pods,
+                        BenchCluster.namespaces(pods), policies, api.controlPlane().version());
                 BenchCluster.write(api, pods, policies);
-                out.printf(Locale.ROOT, "  written in %.1f s%n", (System.nanoTime() - t) / 1e9);
-                String url = "http://127.0.0.1:" + api.bridgePort();
+                out.printf(Locale.ROOT, "  created in %.1f s; kube-apiserver RSS %d MiB, etcd RSS %d MiB%n", (System.nanoTime() - t) / 1e9,
+                        api.rss("kube-apiserver") >> 20, api.rss("etcd") >> 20);
+                Path kubeconfig = Files.writeString(dir.resolve("agent.kubeconfig"), api.agentKubeconfig());
+                String url = kubeconfig.toString();
                 for (String mode : List.of("plain", "agent")) {
                     out.printf(Locale.ROOT, "listing with %s informers...%n", mode.equals("plain") ? "client-java's plain" : "the agent's");
                     Map<String, Object> r = child(url, mode, pods);

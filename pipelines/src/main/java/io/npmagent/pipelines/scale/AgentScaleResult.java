@@ -13,7 +13,10 @@ import java.util.Map;
  */
 record AgentScaleResult(String scenario, String backend, boolean background, int pods, int policies, double firstApplySeconds,
         double p50Seconds, double p99Seconds, double maxSeconds, double agentP50Seconds, double agentP99Seconds, double writeP99Seconds,
-        long heapBytes, long rssBytes, double cpuSeconds, int events, List<Double> probeSeconds, String failure) {
+        long heapBytes, long rssBytes, double cpuSeconds, int events, List<Double> probeSeconds, String failure, ClusterCost cluster) {
+
+    /** What making the scenario's cluster in the real API server took: seconds, objects, and kube-apiserver's and etcd's RSS after. */
+    record ClusterCost(double seconds, long objects, long apiServerRss, long etcdRss) {}
 
     Map<String, Object> json() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -35,6 +38,10 @@ record AgentScaleResult(String scenario, String backend, boolean background, int
         m.put("events", events);
         m.put("probes", probeSeconds.size());
         m.put("failure", failure);
+        if (cluster != null) {
+            m.put("cluster", Map.of("creation_seconds", cluster.seconds(), "objects", cluster.objects(),
+                    "kube_apiserver_rss_bytes", cluster.apiServerRss(), "etcd_rss_bytes", cluster.etcdRss()));
+        }
         return m;
     }
 
@@ -45,6 +52,6 @@ record AgentScaleResult(String scenario, String backend, boolean background, int
 
     static AgentScaleResult failed(ScaleScenario s, String backend, boolean background, double firstApply, String why) {
         return new AgentScaleResult(s.name(), backend, background, s.pods(), s.policies(), firstApply, Double.NaN, Double.NaN, Double.NaN,
-                Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, 0, List.of(), why);
+                Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, 0, List.of(), why, null);
     }
 }

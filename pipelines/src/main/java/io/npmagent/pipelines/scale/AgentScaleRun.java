@@ -1,8 +1,8 @@
 package io.npmagent.pipelines.scale;
 
 import com.google.gson.JsonObject;
-import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
-import io.npmagent.agent.source.k8s.MockApiServer;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.npmagent.pipelines.bench.BenchApiServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -46,6 +46,7 @@ final class AgentScaleRun {
     private final PrintStream out;
     private final Path dir;
     private final Path logs;
+    private AgentScaleResult.ClusterCost creation;
 
     /** @param logs where the agent's log and GC log are kept */
     AgentScaleRun(ScaleScenario s, String backend, boolean background, PrintStream out, Path logs) throws IOException {
@@ -60,15 +61,19 @@ final class AgentScaleRun {
     AgentScaleResult run() throws Exception {
         String tag = String.format(Locale.ROOT, "[%s %s %s]", s.name(), backend, background ? "background" : "foreground");
         String name = "sc" + ProcessHandle.current().pid() % 100000;
-        try (MockApiServer api = new MockApiServer()) {
-            progress(tag, "cluster: %,d pods (%,d on this node), %,d policies", s.pods(), s.localPods(), s.policies());
+        try (BenchApiServer api = BenchApiServer.start(dir.resolve("cluster"))) {
+            progress(tag, "cluster: %,d pods (%,d on this node), %,d policies, created through kube-apiserver %s", s.pods(), s.localPods(),
+                    s.policies(), api.controlPlane().version());
+            long c0 = System.nanoTime();
             List<String> local = ScaleCluster.preload(api, s);
+            creation = new AgentScaleResult.ClusterCost((System.nanoTime() - c0) / 1e9, api.created(), api.rss("kube-apiserver"), api.rss("etcd"));
+            progress(tag, "created %,d objects in %.1f s; kube-apiserver RSS %d MiB, etcd RSS %d MiB", creation.objects(), creation.seconds(),
+                    creation.apiServerRss() >> 20, creation.etcdRss() >> 20);
             progress(tag, "node: %d pod interfaces and two probe pods", local.size());
-            try (ScaleNode node = new ScaleNode(name, local, ScaleCluster.CLIENT_IP, ScaleCluster.SERVER_IP);
-                    NamespacedKubernetesClient kube = api.client()) {
+            try (ScaleNode node = new ScaleNode(name, local, ScaleCluster.CLIENT_IP, ScaleCluster.SERVER_IP)) {
                 long t0 = System.nanoTime();
                 String logName = "agent-" + s.name() + "-" + backend + (background ? "-background" : "-foreground");
-                try (AgentProcess agent = new AgentProcess(dir, logs, logName, api.kubeconfig(), ScaleCluster.NODE, node.netns(), node.bpffs(),
+                try (AgentProcess agent = new AgentProcess(dir, logs, logName, api.agentKubeconfig(), ScaleCluster.NODE, node.netns(), node.bpffs(),
                         backend, background, AgentProcess.daemonSetJvm(s.pods()))) {
                     progress(tag, "boot: the agent lists the cluster and applies it whole");
                     agent.await(agent::ready, BOOT_LIMIT, "/readyz");
@@ -77,7 +82,7 @@ final class AgentScaleRun {
                     agent.await(() -> node.connects(ScaleCluster.SERVER_IP, Duration.ofMillis(200)), Duration.ofSeconds(30),
                             "the probe policy to admit the client");
                     try {
-                        return events(tag, kube, node, agent, firstApply);
+                        return events(tag, api, node, agent, firstApply);
                     } catch (FellBehind e) {
                         throw e.after(firstApply);
                     }
@@ -88,8 +93,9 @@ final class AgentScaleRun {
         }
     }
 
-    private AgentScaleResult events(String tag, NamespacedKubernetesClient kube, ScaleNode node, AgentProcess agent, double firstApply)
+    private AgentScaleResult events(String tag, BenchApiServer api, ScaleNode node, AgentProcess agent, double firstApply)
             throws Exception {
+        KubernetesClient kube = api.admin();
         String before = agent.metrics();
         double cpuBefore = agent.cpuSeconds();
         progress(tag, "events: %d s of %.0f pod creates and deletes/s, %.0f policy edits/s, a probe flip/s", s.events().toSeconds(),
@@ -109,9 +115,10 @@ final class AgentScaleRun {
             AtomicInteger created = new AtomicInteger();
             writers.scheduleAtFixedRate(guard(writeFailure, () -> {
                 int n = created.getAndIncrement();
-                kube.resource(ScaleCluster.churnPod(s, n)).create();
+                api.createPod(ScaleCluster.churnPod(s, n));
                 if (n >= 100) { // a steady state of 100 churned pods: each create is followed by a delete
-                    kube.resource(ScaleCluster.churnPod(s, n - 100)).delete();
+                    // grace 0: the pods' nodes do not exist, so no kubelet would confirm a graceful delete
+                    kube.resource(ScaleCluster.churnPod(s, n - 100)).withGracePeriod(0).delete();
                     writes.incrementAndGet();
                 }
                 writes.incrementAndGet();
@@ -159,7 +166,7 @@ final class AgentScaleRun {
         AgentScaleResult r = new AgentScaleResult(s.name(), backend, background, s.pods(), s.policies(), firstApply,
                 Npm640.percentile(sorted, 0.50), Npm640.percentile(sorted, 0.99), sorted.get(sorted.size() - 1),
                 PromText.quantile(delay, 0.50), PromText.quantile(delay, 0.99), PromText.quantile(write, 0.99), heap, rss, cpu,
-                writes.get() + probes.size(), probes, null);
+                writes.get() + probes.size(), probes, null, creation);
         progress(tag, "done: probe p50 %.3f s, p99 %.3f s, max %.3f s; agent p99 %.3f s; heap %d MiB, RSS %d MiB, %.1f CPU s",
                 r.p50Seconds(), r.p99Seconds(), r.maxSeconds(), r.agentP99Seconds(), heap >> 20, rss >> 20, cpu);
         return r;
@@ -170,7 +177,7 @@ final class AgentScaleRun {
      * (the change exists from then on; the mock server's own write time, which grows with the objects it
      * scans, is not the agent's) until the client's connects answer the new way.
      */
-    private double flip(NamespacedKubernetesClient kube, ScaleNode node, AgentProcess agent, boolean open) throws InterruptedException {
+    private double flip(KubernetesClient kube, ScaleNode node, AgentProcess agent, boolean open) throws InterruptedException {
         kube.resource(ScaleCluster.probePolicy(open)).update();
         long t0 = System.nanoTime();
         long limit = t0 + FLIP_LIMIT.toNanos();

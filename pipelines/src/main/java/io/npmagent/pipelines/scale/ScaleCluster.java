@@ -8,14 +8,14 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
-import io.npmagent.agent.source.k8s.MockApiServer;
+import io.npmagent.pipelines.bench.BenchApiServer;
 import io.npmagent.pipelines.bench.BenchCluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The objects of a scenario in the mock API server, and the changes the event phase makes. Pods on this
+ * The objects of a scenario, created through a real API server, and the changes the event phase makes. Pods on this
  * node have 10.128.0.0/16 addresses (an interface each on the node), pods elsewhere 10.0.0.0/10, pods
  * made by churn 10.64.0.0/16; the two probe pods, in namespace {@code probe}, are 10.200.0.1 (client)
  * and 10.200.0.2 (server, port 8080), and policy {@code probe/probe} selects the server and admits either
@@ -28,25 +28,25 @@ final class ScaleCluster {
 
     private ScaleCluster() {}
 
-    /** Puts the scenario's cluster into the store; returns the local pods' addresses (they need interfaces). */
-    static List<String> preload(MockApiServer api, ScaleScenario s) {
+    /** Creates the scenario's cluster through the API server; returns the local pods' addresses (they need interfaces). */
+    static List<String> preload(BenchApiServer api, ScaleScenario s) {
         List<String> local = new ArrayList<>();
         if (s.npm640()) {
-            api.preload("/api/v1/namespaces", namespace("bench"));
+            api.create(namespace("bench"));
             for (int k = 0; k < s.pods(); k++) {
                 String ip = localIp(k);
                 local.add(ip);
-                api.preload("/api/v1/namespaces/bench/pods", pod("bench", "svc-" + (k / 2) + "-" + (k % 2), Map.of("app", "svc-" + (k / 2)), NODE, ip, 80));
+                api.create(pod("bench", "svc-" + (k / 2) + "-" + (k % 2), Map.of("app", "svc-" + (k / 2)), NODE, ip, 80));
             }
             for (int i = 0; i < s.policies(); i++) {
-                api.preload("/apis/networking.k8s.io/v1/namespaces/bench/networkpolicies", npm640Policy(i, s.policies(), 80));
+                api.create(npm640Policy(i, s.policies(), 80));
             }
         } else {
             int namespaces = BenchCluster.namespaces(s.pods());
             for (int n = 0; n < namespaces; n++) {
                 Namespace ns = namespace("ns-" + n);
                 ns.getMetadata().getLabels().put("team", "t" + (n % 7));
-                api.preload("/api/v1/namespaces", ns);
+                api.create(ns);
             }
             int every = Math.max(1, s.pods() / s.localPods());
             for (int i = 0; i < s.pods(); i++) {
@@ -56,17 +56,18 @@ final class ScaleCluster {
                     local.add(ip);
                 }
                 Pod pod = BenchCluster.pod(i, isLocal ? NODE : "node-" + (2 + i % 997), ip);
-                api.preload("/api/v1/namespaces/" + pod.getMetadata().getNamespace() + "/pods", pod);
+                api.create(pod);
             }
             for (int i = 0; i < s.policies(); i++) {
                 NetworkPolicy p = BenchCluster.policy(i, namespaces);
-                api.preload("/apis/networking.k8s.io/v1/namespaces/" + p.getMetadata().getNamespace() + "/networkpolicies", p);
+                api.create(p);
             }
         }
-        api.preload("/api/v1/namespaces", namespace("probe"));
-        api.preload("/api/v1/namespaces/probe/pods", pod("probe", "client", Map.of("app", "probe-client"), NODE, CLIENT_IP, 0));
-        api.preload("/api/v1/namespaces/probe/pods", pod("probe", "server", Map.of("app", "probe-server"), NODE, SERVER_IP, ScaleNode.PROBE_PORT));
-        api.preload("/apis/networking.k8s.io/v1/namespaces/probe/networkpolicies", probePolicy(true));
+        api.create(namespace("probe"));
+        api.create(pod("probe", "client", Map.of("app", "probe-client"), NODE, CLIENT_IP, 0));
+        api.create(pod("probe", "server", Map.of("app", "probe-server"), NODE, SERVER_IP, ScaleNode.PROBE_PORT));
+        api.create(probePolicy(true));
+        api.flush();
         return local;
     }
 

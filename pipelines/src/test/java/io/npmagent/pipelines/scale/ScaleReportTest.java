@@ -18,7 +18,7 @@ class ScaleReportTest {
     @Test
     void aRunThatFellBehindIsReportedWithoutFigures() throws Exception {
         AgentScaleResult ok = new AgentScaleResult("churn", "bpf", true, 10_000, 1_000, 7.0, 0.2, 0.9, 1.1, 0.3, 0.95, 0.02, 70L << 20,
-                400L << 20, 15.0, 12_000, List.of(0.1, 0.2, 0.9, 1.1), null);
+                400L << 20, 15.0, 12_000, List.of(0.1, 0.2, 0.9, 1.1), null, new AgentScaleResult.ClusterCost(12.5, 10_000, 300L << 20, 90L << 20));
         AgentScaleResult behind = AgentScaleResult.failed(ScaleScenario.of("churn", false), "bpf", false, Double.NaN,
                 "the agent fell behind: 0 policy changes and 2,167 events waiting, for 15 s\nlog line");
         List<Path> written = ScaleReport.write(tmp, "pipelines/scale --scenario churn", List.of(ok, behind));

@@ -1,9 +1,6 @@
 package io.npmagent.agent.source.k8s;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
@@ -11,19 +8,16 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.kubernetes.client.openapi.ApiClient;
 import java.net.InetAddress;
 import java.util.HashMap;
-import java.util.List;
 
 /**
- * fabric8's mock API server in CRUD mode (it keeps objects and speaks list and watch), with what the
- * tests need around it: a restart on the same port that keeps the objects (the store outlives the
- * server), and, through the {@link WatchBridge} the agent's client talks to, watches answered with 410
- * Gone on demand (as a real server answers an expired resource version) and a log of every request the
- * agent makes, which the RBAC check compares with the ClusterRole.
+ * fabric8's mock API server in CRUD mode (it keeps objects and speaks list and watch), reached by the
+ * agent's client through the {@link WatchBridge}. Only for a fault a real API server cannot be made to
+ * produce (an object its validation would refuse); every other test of the agent's source runs against
+ * a real kube-apiserver.
  */
 public final class MockApiServer implements AutoCloseable {
     /** The mock server logs every request at INFO; a strong reference keeps the level set. */
     private static final java.util.logging.Logger QUIET = quiet();
-    private static final String CREATED = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
     private final Store store = new Store();
     private final WatchBridge bridge;
     private KubernetesMockServer server;
@@ -57,17 +51,6 @@ public final class MockApiServer implements AutoCloseable {
         port = server.getPort();
     }
 
-    /** Stops the server (every open watch drops) and starts another on the same port with the same objects. */
-    public void restart() {
-        server.destroy();
-        start(port);
-    }
-
-    /** The next {@code n} watch requests get a 410 Gone ERROR event instead of a stream: the client must relist. */
-    public void expireNextWatches(int n) {
-        bridge.expire.set(n);
-    }
-
     /** A fabric8 client for the tests' own writes. */
     public NamespacedKubernetesClient client() {
         return server.createClient();
@@ -78,47 +61,12 @@ public final class MockApiServer implements AutoCloseable {
         return KubeClients.forWatches(new ApiClient().setBasePath("http://127.0.0.1:" + bridge.port()));
     }
 
-    /** A kubeconfig that points a client (an agent process) at the bridge, without credentials. */
-    public String kubeconfig() {
-        return "apiVersion: v1\nkind: Config\nclusters: [{name: mock, cluster: {server: \"http://127.0.0.1:" + bridge.port()
-                + "\"}}]\nusers: [{name: none, user: {}}]\ncontexts: [{name: mock, context: {cluster: mock, user: none}}]\ncurrent-context: mock\n";
-    }
-
-    /** Where the agent's client connects: the bridge in front of the server. */
-    public int bridgePort() {
-        return bridge.port();
-    }
-
-    /** "METHOD path?query" of every request the agent's client made so far. */
-    public List<String> requests() {
-        return bridge.requests();
-    }
-
-    /**
-     * Puts objects straight into the store, as a create through the API would leave them (a new
-     * resource version each), without an HTTP request each: the CRUD dispatcher checks every create
-     * against every object it holds, so creating 100,000 pods through the API takes hours. Watches
-     * are not told; for setting a cluster up before anything lists it.
-     *
-     * @param collection the collection's path, as a create would POST to ({@code /api/v1/namespaces/x/pods})
-     */
-    public void preload(String collection, HasMetadata object) {
-        object.getMetadata().setResourceVersion(Long.toString(store.requestResourceVersion()));
-        // What a create sets and an update keeps: without them the server fails an update of the object.
-        object.getMetadata().setUid(java.util.UUID.randomUUID().toString());
-        object.getMetadata().setCreationTimestamp(CREATED);
-        object.getMetadata().setGeneration(1L);
-        String json = Serialization.asJson(object);
-        AttributeSet key = AttributeSet.merge(store.getAttributeExtractor().fromPath(collection), store.getAttributeExtractor().fromResource(json));
-        store.getMap().put(key, json);
-    }
-
     @Override
     public void close() {
         bridge.close();
         server.destroy();
     }
 
-    /** The objects, kept across restarts of the server. */
+    /** The objects. */
     private static final class Store extends KubernetesCrudDispatcher {}
 }

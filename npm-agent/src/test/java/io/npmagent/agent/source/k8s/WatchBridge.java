@@ -11,15 +11,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocket;
 import java.net.URLDecoder;
-import java.util.Base64;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
-import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletionStage;
@@ -27,7 +21,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Stands between the agent and fabric8's mock server. The mock server serves watches only over
@@ -37,9 +30,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * away, the streams it fed end, exactly as an API server restart ends a client's watches.
  *
  * <p>A watch from a resource version gets only the events after it, as from an API server (the mock
- * server replays every object it holds at the start of each watch). It also serves lists in pages when asked ({@code limit}, {@code continue}), which the mock server
- * does not, keeps the log of the agent's requests (the RBAC check reads it), and answers watches with
- * 410 Gone on demand.
+ * server replays every object it holds at the start of each watch). Everything else a test of the
+ * agent's source needs (paging, 410 Gone, restarts, the record of its requests) comes from a real API
+ * server ({@code io.npmagent.agent.cluster.TestCluster}); the mock is kept for the one fault no real
+ * server produces ({@code UnparsableObjectMockServerTest}).
  */
 final class WatchBridge implements AutoCloseable {
     private static final String END = new String("end of stream");
@@ -48,16 +42,11 @@ final class WatchBridge implements AutoCloseable {
     private final HttpServer server;
     /** HTTP/1.1: the default would offer the mock server an h2c upgrade, under which its large responses stall. */
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    /** Lists being read page by page: the whole list, taken from the server at the first page. */
-    private final Map<String, JsonObject> pagedLists = new ConcurrentHashMap<>();
-    private final AtomicLong listIds = new AtomicLong();
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "watch-bridge");
         t.setDaemon(true);
         return t;
     });
-    private final List<String> log = new ArrayList<>();
-    final AtomicInteger expire = new AtomicInteger();
 
     WatchBridge(int upstreamPort) throws IOException {
         this.upstreamPort = upstreamPort;
@@ -66,13 +55,8 @@ final class WatchBridge implements AutoCloseable {
         server.createContext("/", ex -> {
             try {
                 String target = ex.getRequestURI().getRawPath() + (ex.getRequestURI().getRawQuery() == null ? "" : "?" + ex.getRequestURI().getRawQuery());
-                synchronized (log) {
-                    log.add(ex.getRequestMethod() + " " + target);
-                }
                 if (target.contains("watch=true")) {
                     watch(ex, target);
-                } else if (ex.getRequestMethod().equals("GET") && query(ex, "limit") != null) {
-                    page(ex, target);
                 } else {
                     forward(ex, target);
                 }
@@ -87,63 +71,6 @@ final class WatchBridge implements AutoCloseable {
 
     int port() {
         return server.getAddress().getPort();
-    }
-
-    List<String> requests() {
-        synchronized (log) {
-            return new ArrayList<>(log);
-        }
-    }
-
-    /**
-     * A list with {@code limit}, served in pages as the API server serves it (the mock server ignores
-     * limit and continue): the first page takes the whole list from the server and keeps it under the
-     * continue token's id; each page carries the items after the token's offset, and a token to the rest.
-     */
-    private void page(HttpExchange ex, String target) throws IOException {
-        int limit = Integer.parseInt(query(ex, "limit"));
-        String token = query(ex, "continue");
-        String id;
-        int offset;
-        JsonObject whole;
-        if (token == null) {
-            id = Long.toString(listIds.incrementAndGet());
-            offset = 0;
-            Upstream all = get(ex.getRequestURI().getRawPath());
-            if (all.status != 200) {
-                reply(ex, all.status, all.type, all.body);
-                return;
-            }
-            whole = JsonParser.parseString(new String(all.body, StandardCharsets.UTF_8)).getAsJsonObject();
-            pagedLists.put(id, whole);
-        } else {
-            String[] parts = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8).split(":");
-            id = parts[0];
-            offset = Integer.parseInt(parts[1]);
-            whole = pagedLists.get(id);
-            if (whole == null) {
-                reply(ex, 410, "application/json", ("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"reason\":\"Expired\","
-                        + "\"code\":410}").getBytes(StandardCharsets.UTF_8));
-                return;
-            }
-        }
-        JsonArray items = whole.getAsJsonArray("items");
-        JsonArray page = new JsonArray();
-        for (int i = offset; i < Math.min(items.size(), offset + limit); i++) {
-            page.add(items.get(i));
-        }
-        JsonObject out = new JsonObject();
-        whole.entrySet().forEach(e -> out.add(e.getKey(), e.getKey().equals("items") ? page : e.getValue()));
-        JsonObject meta = whole.getAsJsonObject("metadata").deepCopy();
-        int next = offset + limit;
-        if (next < items.size()) {
-            meta.addProperty("continue", Base64.getUrlEncoder().encodeToString((id + ":" + next).getBytes(StandardCharsets.UTF_8)));
-            meta.addProperty("remainingItemCount", items.size() - next);
-        } else {
-            pagedLists.remove(id);
-        }
-        out.add("metadata", meta);
-        reply(ex, 200, "application/json", out.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     private static long since(String resourceVersion) {
@@ -217,15 +144,6 @@ final class WatchBridge implements AutoCloseable {
 
     private void watch(HttpExchange ex, String target) throws IOException {
         ex.getResponseHeaders().set("Content-Type", "application/json");
-        if (expire.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-            byte[] gone = ("{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
-                    + "\"reason\":\"Expired\",\"code\":410,\"message\":\"too old resource version\"}}\n").getBytes(StandardCharsets.UTF_8);
-            ex.sendResponseHeaders(200, gone.length);
-            try (OutputStream o = ex.getResponseBody()) {
-                o.write(gone);
-            }
-            return;
-        }
         BlockingQueue<String> events = new LinkedBlockingQueue<>();
         WebSocket socket;
         try {
