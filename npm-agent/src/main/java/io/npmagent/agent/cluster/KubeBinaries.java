@@ -57,19 +57,26 @@ public final class KubeBinaries {
         return Path.of(out.lines().reduce((a, b) -> b).orElseThrow());
     }
 
-    /** The checkout this code runs from: the first directory above its jar or classes that holds pipelines/kube-binaries. */
+    /**
+     * The checkout this code runs from: the first directory above its jar or classes, else above the
+     * working directory (a module's tests, with the jar from the local Maven repository), that holds
+     * pipelines/kube-binaries.
+     */
     private static Path checkout() throws IOException {
+        Path at;
         try {
-            Path at = Path.of(KubeBinaries.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toAbsolutePath();
-            for (Path p = at; p != null; p = p.getParent()) {
+            at = Path.of(KubeBinaries.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toAbsolutePath();
+        } catch (URISyntaxException e) {
+            throw new IOException(e);
+        }
+        for (Path start : List.of(at, Path.of("").toAbsolutePath())) {
+            for (Path p = start; p != null; p = p.getParent()) {
                 if (Files.isExecutable(p.resolve("pipelines/kube-binaries"))) {
                     return p;
                 }
             }
-            throw new IOException("no pipelines/kube-binaries above " + at + ": set NPM_AGENT_KUBE_BIN to a directory with "
-                    + String.join(", ", CONTROL_PLANE));
-        } catch (URISyntaxException e) {
-            throw new IOException(e);
         }
+        throw new IOException("no pipelines/kube-binaries above " + at + " or the working directory: set NPM_AGENT_KUBE_BIN to a directory with "
+                + String.join(", ", CONTROL_PLANE));
     }
 }

@@ -77,6 +77,13 @@ class AgentHttpTest {
         HttpResponse<String> refused = get(http.mainAddress(), "/readyz", null);
         assertThat(refused.statusCode()).isEqualTo(503);
         assertThat(refused.body()).contains("refuses 1 parts");
+
+        // A grant the API server refuses: not ready, whatever else holds, and the message says which.
+        status.set(new AgentStatus("fake", "fake", "h1", 1, "h1", 1, "", 3, List.of(), List.of(),
+                List.of("the API server forbids watch pods: pods is forbidden: User \"system:serviceaccount:kube-system:npm-agent\" cannot watch"), "now"));
+        HttpResponse<String> denied = get(http.mainAddress(), "/readyz", null);
+        assertThat(denied.statusCode()).isEqualTo(503);
+        assertThat(denied.body()).contains("forbids watch pods").contains("system:serviceaccount:kube-system:npm-agent");
     }
 
     @Test

@@ -80,9 +80,14 @@ public final class BenchApiServer implements AutoCloseable {
         }
     }
 
-    /** Creates a pod and writes its status (which a create ignores) as kubelet would. */
+    /**
+     * Creates a pod and writes its status (which a create ignores) as kubelet would. Owner references
+     * are left out: their ReplicaSets do not exist here, and the garbage collector deletes a pod whose
+     * owners are gone.
+     */
     public void createPod(Pod pod) {
         PodStatus status = pod.getStatus();
+        pod.getMetadata().setOwnerReferences(null);
         Pod made = admin.resource(pod).create();
         if (status != null) {
             made.setStatus(status);

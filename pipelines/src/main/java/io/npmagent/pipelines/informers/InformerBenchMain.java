@@ -24,13 +24,13 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code pipelines/informers}: what the agent's informer caches cost per pod and how long a node takes
- * from start to its first full apply, at cluster sizes given, against fabric8's mock API server. Each
+ * from start to its first full apply, at cluster sizes given, against a real kube-apiserver. Each
  * size is listed twice, each time by a JVM of its own: by the agent's source (slimmed and paged caches,
  * then compiler, queue and backend as at boot), and by client-java's informers as its examples set them
  * up, the baseline for the cache's size. Prints a table; figures, not assertions.
  */
 @Command(name = "informers", mixinStandardHelpOptions = true,
-        description = "Informer cache memory per pod and time to first full apply, against fabric8's mock API server.")
+        description = "Informer cache memory per pod and time to first full apply, against a real kube-apiserver.")
 public final class InformerBenchMain implements Callable<Integer> {
     @Option(names = "--pods", split = ",", defaultValue = "10000,100000", paramLabel = "N,...",
             description = "Cluster sizes in pods (default: ${DEFAULT-VALUE}).")

@@ -1,2 +1,2 @@
-/** The informer benchmark: cache memory per pod and time to first full apply, against fabric8's mock API server. */
+/** The informer benchmark: cache memory per pod and time to first full apply, against a real kube-apiserver. */
 package io.npmagent.pipelines.informers;

@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One scenario on one backend, background batching on or off, through the whole agent: the cluster in
- * fabric8's mock API server, {@code npm-agent run} as a process of its own against it, enforcing on a
+ * a real control plane (etcd, kube-apiserver, kube-controller-manager) holding the cluster, {@code npm-agent run} as a process of its own against it, enforcing on a
  * node of network namespaces. Phases, each announced on {@code out}: the cluster, the node, the agent's
  * boot until /readyz (the first full apply), the events (churn, edits and probe flips at their rates, the
  * agent watched every second), convergence, and the readings (histograms, heap after a full collection,
@@ -111,9 +112,12 @@ final class AgentScaleRun {
                 writes.incrementAndGet();
             }), 0, (long) (1e6 / s.policyEditsPerSecond()), TimeUnit.MICROSECONDS);
         }
+        // Churn's writes go out on threads of their own: a real API server answers a pod create, its status
+        // and a delete in milliseconds each, and one thread would fall short of the scenario's rate.
+        ExecutorService churners = Executors.newFixedThreadPool(8);
         if (s.podChurnPerSecond() > 0) {
             AtomicInteger created = new AtomicInteger();
-            writers.scheduleAtFixedRate(guard(writeFailure, () -> {
+            writers.scheduleAtFixedRate(() -> churners.submit(guard(writeFailure, () -> {
                 int n = created.getAndIncrement();
                 api.createPod(ScaleCluster.churnPod(s, n));
                 if (n >= 100) { // a steady state of 100 churned pods: each create is followed by a delete
@@ -122,7 +126,7 @@ final class AgentScaleRun {
                     writes.incrementAndGet();
                 }
                 writes.incrementAndGet();
-            }), 0, (long) (1e6 / s.podChurnPerSecond()), TimeUnit.MICROSECONDS);
+            })), 0, (long) (1e6 / s.podChurnPerSecond()), TimeUnit.MICROSECONDS);
         }
         List<Double> probes = new ArrayList<>();
         long end = System.nanoTime() + s.events().toNanos();
@@ -151,6 +155,8 @@ final class AgentScaleRun {
         } finally {
             writers.shutdownNow();
             writers.awaitTermination(30, TimeUnit.SECONDS);
+            churners.shutdownNow();
+            churners.awaitTermination(30, TimeUnit.SECONDS);
         }
         progress(tag, "converging after %,d API writes and %d probe flips", writes.get(), probes.size());
         agent.await(() -> converged(agent), CONVERGE_LIMIT, "the agent to apply every change");
@@ -174,7 +180,7 @@ final class AgentScaleRun {
 
     /**
      * Flips the probe policy and times, with packets, from the API server's acknowledgement of the write
-     * (the change exists from then on; the mock server's own write time, which grows with the objects it
+     * (the change exists from then on; the API server's own write time, which grows with the objects it
      * scans, is not the agent's) until the client's connects answer the new way.
      */
     private double flip(KubernetesClient kube, ScaleNode node, AgentProcess agent, boolean open) throws InterruptedException {

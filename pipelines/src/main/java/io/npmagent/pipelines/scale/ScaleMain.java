@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
 /**
  * {@code pipelines/scale}: runs a scenario on every available backend, background batching on and off,
  * side by side. {@code npm640}, {@code large} and {@code churn} drive the whole agent (informers,
- * compiler, queue, backend, kernel) through fabric8's mock API server and write a report;
+ * compiler, queue, backend, kernel) through a real kube-apiserver and write a report;
  * {@code npm640-dataplane} drives the dataplane alone, as issue #5 measured it.
  */
 @Command(name = "scale", mixinStandardHelpOptions = true,
@@ -79,7 +79,7 @@ public final class ScaleMain implements Callable<Integer> {
                 + " --mode " + String.join(",", modes);
         PrintStream stdout = System.out;
         stdout.println("# reproduce: " + command);
-        stdout.printf(Locale.ROOT, "# %d cores, kernel %s; the agent is npm-agent run in a JVM of its own with the DaemonSet's heap and collector for the cluster's size (serial, 256 MiB up to 30,000 pods; G1, 768 MiB beyond), the API server fabric8's mock%n",
+        stdout.printf(Locale.ROOT, "# %d cores, kernel %s; the agent is npm-agent run in a JVM of its own with the DaemonSet's heap and collector for the cluster's size (serial, 256 MiB up to 30,000 pods; G1, 768 MiB beyond), the API server upstream's kube-apiserver (the cluster created through it)%n",
                 Runtime.getRuntime().availableProcessors(), System.getProperty("os.version"));
         List<AgentScaleResult> results = new ArrayList<>();
         for (ScaleScenario chosenScenario : chosenScenarios) {

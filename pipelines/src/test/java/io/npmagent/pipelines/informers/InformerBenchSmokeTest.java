@@ -12,7 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * The informer benchmark, small: both measurements run in JVMs of their own against the mock server,
+ * The informer benchmark, small: both measurements run in JVMs of their own against a real kube-apiserver,
  * list every pod (more than one page), and the agent's reaches its first apply with this node's pods
  * and every policy. Figures are printed, not judged.
  */

@@ -16,7 +16,7 @@ import picocli.CommandLine;
 
 /**
  * The scale pipeline's short mode, as CI runs it, so it cannot rot: the churn scenario through the whole
- * agent (mock API server, npm-agent run, a node of namespaces) on the eBPF backend with background
+ * agent (a real API server, npm-agent run, a node of namespaces) on the eBPF backend with background
  * batching, and the large one on nft with it on and off. Every run boots, keeps up, converges and has
  * every probe flip enforced with packets; the report has the issue's fields and charts that are real
  * images. About a minute and a half.
