@@ -27,9 +27,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The sandbox through its contract (the CLI and the probe's JSON), as other tools drive it: pods come
- * and go with the directory, real packets agree with the reference evaluator in both families, two
- * sandboxes live side by side, and {@code down} cleans up after a crashed agent.
+ * The sandbox through its contract (the CLI and the probe's JSON), as other tools drive it: a node of a
+ * real cluster (kubectl lists its pods Running with their addresses, kube-proxy's rules are in the node
+ * namespace), pods come and go with the directory, real packets agree with the reference evaluator in
+ * both families, two sandboxes live side by side, and {@code down} cleans up after a crashed daemon.
  */
 class SandboxKernelTest {
     private static final Gson GSON = new Gson();
@@ -78,6 +79,19 @@ class SandboxKernelTest {
         CliRun up = CliRun.of("sandbox", "up", "--name", s, "--manifests", dir.toString(), "--backend", "nft");
         assertThat(up.exitCode()).as(up.err()).isZero();
         assertThat(up.out()).contains("2 pods");
+        // A node of a real cluster: kubectl sees the pods Running with their addresses, and kube-proxy's
+        // rules are in the node's namespace.
+        CliRun kubeconfig = CliRun.of("sandbox", "kubeconfig", "--name", s);
+        assertThat(kubeconfig.exitCode()).as(kubeconfig.err()).isZero();
+        Process kubectl = new ProcessBuilder(io.npmagent.agent.cluster.KubeBinaries.binary("kubectl").toString(), "--kubeconfig",
+                kubeconfig.out().strip(), "get", "pods", "-A", "-o", "custom-columns=NAME:.metadata.name,PHASE:.status.phase,IP:.status.podIP",
+                "--no-headers").redirectErrorStream(true).start();
+        String pods = new String(kubectl.getInputStream().readAllBytes());
+        assertThat(pods).containsPattern("a\\s+Running\\s+10\\.70\\.0\\.1").containsPattern("b\\s+Running\\s+10\\.250\\.");
+        Process rules = new ProcessBuilder("ip", "netns", "exec", Sandbox.named(s).nodeNetns(), "iptables", "-t", "nat", "-S", "KUBE-SERVICES")
+                .redirectErrorStream(true).start();
+        assertThat(new String(rules.getInputStream().readAllBytes())).as("kube-proxy's rules in the node namespace")
+                .contains("default/kubernetes:https cluster IP");
 
         JsonObject open = probe(s);
         assertThat(open.get("converged").getAsBoolean()).isTrue();

@@ -52,11 +52,12 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
 
     private L listPages(CallGeneratorParams params) throws ApiException {
         List<T> items = new ArrayList<>();
+        // No resourceVersion, ever: a real kube-apiserver serves a list "at any version" (the reflector's
+        // first list asks for "0") or "not older than" one from its watch cache, which ignores limit; 100,000
+        // pods then arrive as one response, which client-java decodes as a whole tree first (5,000 pods filled
+        // a 256 MiB heap). A list at the latest version is paged, and is what a relist after 410 Gone asks for;
+        // it is never older than what the reflector asked, so its semantics are the stronger ones.
         ListOptions options = new ListOptions().limit(PAGE).timeoutSeconds(params.timeoutSeconds);
-        if (params.resourceVersion != null && !params.resourceVersion.isEmpty()) {
-            // "" (after a 410) means the latest: send nothing rather than an empty parameter.
-            options.setResourceVersion(params.resourceVersion);
-        }
         while (true) {
             KubernetesApiResponse<L> page = api.list(options).throwsApiException();
             L list = page.getObject();
