@@ -125,7 +125,12 @@ class SandboxKernelTest {
         String one = name("ka");
         String two = name("kb");
         assertThat(CliRun.of("sandbox", "up", "--name", one, "--manifests", dir.toString(), "--backend", "iptables-nft").exitCode()).isZero();
-        assertThat(CliRun.of("sandbox", "up", "--name", two, "--manifests", other.toString(), "--backend", "nft").exitCode()).isZero();
+        assertThat(CliRun.of("sandbox", "up", "--name", two, "--manifests", other.toString(), "--backend", "nft", "--kube-proxy-mode", "nftables")
+                .exitCode()).isZero();
+        Process table = new ProcessBuilder("ip", "netns", "exec", Sandbox.named(two).nodeNetns(), "nft", "list", "table", "ip", "kube-proxy")
+                .redirectErrorStream(true).start();
+        assertThat(new String(table.getInputStream().readAllBytes())).as("kube-proxy in nftables mode, in the node namespace")
+                .contains("default/kubernetes/tcp/https");
 
         assertThat(allowed(probe(one), "x/a", "x/b", 80, "TCP", "IPv4")).as("same addresses, own node").isTrue();
         assertThat(allowed(probe(two), "x/a", "x/b", 80, "TCP", "IPv4")).isFalse();
