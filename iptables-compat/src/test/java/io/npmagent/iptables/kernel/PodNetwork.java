@@ -32,7 +32,7 @@ public final class PodNetwork implements AutoCloseable {
     /** Accepts every connection on both families and closes it: a connect either completes or times out. */
     private static final String SERVER = String.join("\n",
             "import socket",
-            "s = socket.create_server(('::', " + PORT + "), family=socket.AF_INET6, dualstack_ipv6=True, backlog=1024)",
+            "s = socket.create_server(('::', " + PORT + "), family=socket.AF_INET6, dualstack_ipv6=True, backlog=65535)",
             "while True:",
             "    c, _ = s.accept()",
             "    c.close()");
@@ -101,8 +101,10 @@ public final class PodNetwork implements AutoCloseable {
         KernelTestSupport.must(List.of("ip", "link", "add", veth, "netns", node.name(), "type", "veth",
                 "peer", "name", "eth0", "netns", pod.name()));
         // No duplicate address detection: addresses are usable at once, and every veth carries fe80::1.
+        // somaxconn: probes connect thousands of times a second, and on a busy machine the server's accept
+        // loop falls behind; a full accept queue drops SYNs, which would read as a policy's denial.
         pod.must("sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
-                "net.ipv6.conf.eth0.accept_dad=0");
+                "net.ipv6.conf.eth0.accept_dad=0", "net.core.somaxconn=65535");
         pod.must("ip", "addr", "add", v4(i) + "/32", "dev", "eth0");
         pod.must("ip", "-6", "addr", "add", v6(i) + "/128", "dev", "eth0", "nodad");
         pod.must("ip", "link", "set", "eth0", "up");
