@@ -220,7 +220,7 @@ class KubeLoopApiServerTest {
         while (Instant.now().isBefore(deadline)) {
             AgentStatus s = loop.latest();
             if (s != null && s.appliedGeneration() > 0 && s.appliedGeneration() == s.seenGeneration() && source().equals(expected())
-                    && s.appliedHash().equals(ServerDigest.of(cluster.agentClient()))) {
+                    && s.appliedHash().equals(ServerDigest.of(cluster.controlPlane().admin()))) {
                 return;
             }
             Thread.sleep(50);

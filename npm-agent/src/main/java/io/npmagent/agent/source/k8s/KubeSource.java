@@ -59,15 +59,23 @@ public final class KubeSource implements AutoCloseable {
      */
     public KubeSource(ApiClient client, Duration resync) {
         this.factory = new SharedInformerFactory(client);
+        io.kubernetes.client.openapi.apis.CoreV1Api core = new io.kubernetes.client.openapi.apis.CoreV1Api(client);
+        io.kubernetes.client.openapi.apis.NetworkingV1Api networking = new io.kubernetes.client.openapi.apis.NetworkingV1Api(client);
         long resyncMs = resync.toMillis();
         this.namespaces = factory.sharedIndexInformerFor(new PagedListerWatcher<>(
-                new GenericKubernetesApi<>(V1Namespace.class, V1NamespaceList.class, "", "v1", "namespaces", client), denials.of("namespaces"),
+                new GenericKubernetesApi<>(V1Namespace.class, V1NamespaceList.class, "", "v1", "namespaces", client),
+                (rv, match, next, limit, timeout) -> core.listNamespace().resourceVersion(rv).resourceVersionMatch(match)._continue(next)
+                        .limit(limit).timeoutSeconds(timeout).execute(), denials.of("namespaces"),
                 SlimObjects::namespace, (items, meta) -> new V1NamespaceList().items(items).metadata(meta)), V1Namespace.class, resyncMs);
         this.pods = factory.sharedIndexInformerFor(new PagedListerWatcher<>(
-                new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client), denials.of("pods"),
+                new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client),
+                (rv, match, next, limit, timeout) -> core.listPodForAllNamespaces().resourceVersion(rv).resourceVersionMatch(match)._continue(next)
+                        .limit(limit).timeoutSeconds(timeout).execute(), denials.of("pods"),
                 SlimObjects::pod, (items, meta) -> new V1PodList().items(items).metadata(meta)), V1Pod.class, resyncMs);
         this.policies = factory.sharedIndexInformerFor(new PagedListerWatcher<>(
                 new GenericKubernetesApi<>(V1NetworkPolicy.class, V1NetworkPolicyList.class, "networking.k8s.io", "v1", "networkpolicies", client),
+                (rv, match, next, limit, timeout) -> networking.listNetworkPolicyForAllNamespaces().resourceVersion(rv).resourceVersionMatch(match)
+                        ._continue(next).limit(limit).timeoutSeconds(timeout).execute(),
                 denials.of("networkpolicies"), SlimObjects::policy, (items, meta) -> new V1NetworkPolicyList().items(items).metadata(meta)), V1NetworkPolicy.class, resyncMs);
         // Watch events arrive whole; slim them too before they are cached.
         namespaces.setTransform(SlimObjects::slim);

@@ -8,7 +8,6 @@ import io.kubernetes.client.openapi.models.V1ListMeta;
 import io.kubernetes.client.util.CallGeneratorParams;
 import io.kubernetes.client.util.Watchable;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
-import io.kubernetes.client.util.generic.KubernetesApiResponse;
 import io.kubernetes.client.util.generic.options.ListOptions;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +23,7 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
 
     private final GenericKubernetesApi<T, L> api;
     private final AccessDenials.For access;
+    private final PageLister<L> pages;
     private final UnaryOperator<T> slim;
     private final ListAssembler<T, L> assemble;
 
@@ -32,8 +32,15 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
         L list(List<T> items, V1ListMeta meta);
     }
 
-    PagedListerWatcher(GenericKubernetesApi<T, L> api, AccessDenials.For access, UnaryOperator<T> slim, ListAssembler<T, L> assemble) {
+    /** One page of the kind's list, cluster-wide (the typed API: GenericKubernetesApi cannot send resourceVersionMatch). */
+    interface PageLister<L> {
+        L page(String resourceVersion, String resourceVersionMatch, String continueToken, int limit, Integer timeoutSeconds) throws ApiException;
+    }
+
+    PagedListerWatcher(GenericKubernetesApi<T, L> api, PageLister<L> pages, AccessDenials.For access, UnaryOperator<T> slim,
+            ListAssembler<T, L> assemble) {
         this.api = api;
+        this.pages = pages;
         this.access = access;
         this.slim = slim;
         this.assemble = assemble;
@@ -52,27 +59,35 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
 
     private L listPages(CallGeneratorParams params) throws ApiException {
         List<T> items = new ArrayList<>();
-        // No resourceVersion, ever: a real kube-apiserver serves a list "at any version" (the reflector's
-        // first list asks for "0") or "not older than" one from its watch cache, which ignores limit; 100,000
-        // pods then arrive as one response, which client-java decodes as a whole tree first (5,000 pods filled
-        // a 256 MiB heap). A list at the latest version is paged, and is what a relist after 410 Gone asks for;
-        // it is never older than what the reflector asked, so its semantics are the stronger ones.
-        ListOptions options = new ListOptions().limit(PAGE).timeoutSeconds(params.timeoutSeconds);
+        // A real kube-apiserver answers a list "at any version" (resourceVersion=0, the reflector's first
+        // list) from its watch cache whole, ignoring limit: 100,000 pods as one response, which client-java
+        // decodes as a whole tree first (5,000 pods overfilled a 256 MiB heap). "Not older than 1" means the
+        // same (any state there is) and is served from the cache in pages. A relist from a version X (with a
+        // limit: exactly X, from etcd, in pages) is sent as it is: etcd answers 410 Gone once X is compacted,
+        // and the reflector then asks for "" (the latest), which is sent as no version at all.
+        String version = params.resourceVersion;
+        String match = null;
+        if ("0".equals(version)) {
+            version = "1";
+            match = "NotOlderThan";
+        } else if (version != null && version.isEmpty()) {
+            version = null;
+        }
+        String next = null;
         while (true) {
-            KubernetesApiResponse<L> page = api.list(options).throwsApiException();
-            L list = page.getObject();
+            // A continue token carries the list's resource version; the two may not be sent together.
+            L list = next == null ? pages.page(version, match, null, PAGE, params.timeoutSeconds)
+                    : pages.page(null, null, next, PAGE, params.timeoutSeconds);
             for (Object item : list.getItems()) {
                 @SuppressWarnings("unchecked")
                 T typed = (T) item;
                 items.add(slim.apply(typed));
             }
             V1ListMeta meta = list.getMetadata();
-            String next = meta == null ? null : meta.getContinue();
+            next = meta == null ? null : meta.getContinue();
             if (next == null || next.isEmpty()) {
                 return assemble.list(items, meta);
             }
-            // A continue token carries the list's resource version; the two may not be sent together.
-            options = new ListOptions().limit(PAGE)._continue(next).timeoutSeconds(params.timeoutSeconds);
         }
     }
 
