@@ -37,8 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the agent, on its ServiceAccount's token, asks of it. The API server's audit log records every
  * request of that account with the verb and resource its authorizer judged; through start, a restart,
  * an outage that ends in 410 Gone and relists, and an object the agent reports as an Event, that set
- * must equal the role's grants, and none may be refused. A role that grants too little shows as a
- * refused request here, and (second test) as an agent that is not ready and says which grant is missing.
+ * must equal the role's grants, and none may stay refused (a restarted server refuses for a moment,
+ * before its RBAC caches fill). A role that grants too little shows as a call it lacks here, and (second test) as an agent that is not ready and says which grant is missing.
  */
 class RbacMatchesApiCallsTest {
     private static final String NODE = "node-1";
@@ -83,15 +83,31 @@ class RbacMatchesApiCallsTest {
         assertThat(event.getMessage()).contains("kubernetes.io/egress-bandwidth").contains(NODE);
 
         cluster.controlPlane().restartApiServer();
-        cluster.controlPlane().outageWithWrites(kubeconfig -> {});
+        // A change while the agent cannot watch, then compaction past it: the agent's relist at its old
+        // version gets 410 Gone.
+        cluster.controlPlane().outageWithWrites(kubeconfig -> {
+            try (io.fabric8.kubernetes.client.KubernetesClient other = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+                    .withConfig(io.fabric8.kubernetes.client.Config.fromKubeconfig(java.nio.file.Files.readString(kubeconfig))).build()) {
+                other.resource(new NamespaceBuilder().withNewMetadata().withName("y").endMetadata().build()).create();
+            }
+        });
         await(() -> audited().stream().filter(r -> r.code() == 410).count() >= 1
                 && loop.latest() != null && loop.latest().appliedGeneration() == loop.latest().seenGeneration(), "a relist after the 410");
 
         Set<String> called = new TreeSet<>();
+        Set<String> refused = new TreeSet<>();
         for (ControlPlane.Audited r : audited()) {
-            assertThat(r.code()).as("%s %s: refused by the API server", r.verb(), r.uri()).isNotEqualTo(403);
-            called.add(r.group() + " " + r.resource() + (r.subresource().isEmpty() ? "" : "/" + r.subresource()) + " " + r.verb());
+            String permission = r.group() + " " + r.resource() + (r.subresource().isEmpty() ? "" : "/" + r.subresource()) + " " + r.verb();
+            called.add(permission);
+            // A restarted API server answers before its RBAC caches have filled and refuses for a moment; a
+            // refusal counts only if the same call never succeeded after it.
+            if (r.code() == 403) {
+                refused.add(permission);
+            } else if (r.code() < 400) {
+                refused.remove(permission);
+            }
         }
+        assertThat(refused).as("calls the API server refused and never allowed after").isEmpty();
         Set<String> granted = new TreeSet<>();
         for (V1PolicyRule rule : DeployManifests.clusterRole().getRules()) {
             assertThat(rule.getResourceNames()).as("rules name no single objects").isNullOrEmpty();
