@@ -91,8 +91,13 @@ class RbacMatchesApiCallsTest {
                 other.resource(new NamespaceBuilder().withNewMetadata().withName("y").endMetadata().build()).create();
             }
         });
-        await(() -> audited().stream().filter(r -> r.code() == 410).count() >= 1
-                && loop.latest() != null && loop.latest().appliedGeneration() == loop.latest().seenGeneration(), "a relist after the 410");
+        // The 410 comes either as the answer to a relist at the old version or inside a resumed watch's
+        // stream (which the audit log records as 200); either way the namespace informer lists again.
+        long lists = audited().stream().filter(r -> r.verb().equals("list") && r.resource().equals("namespaces")).count();
+        cluster.controlPlane().restartApiServer();
+        await(() -> loop.latest() != null && loop.latest().appliedGeneration() == loop.latest().seenGeneration()
+                && audited().stream().filter(r -> r.verb().equals("list") && r.resource().equals("namespaces")).count() > lists,
+                "a relist after the outage");
 
         Set<String> called = new TreeSet<>();
         Set<String> refused = new TreeSet<>();

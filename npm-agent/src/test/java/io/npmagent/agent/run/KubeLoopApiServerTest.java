@@ -161,9 +161,9 @@ class KubeLoopApiServerTest {
         awaitConverged();
         assertMatchesServer();
         assertThat(backend.state().pods()).as("c's deletion came through the relist").hasSize(1);
-        assertThat(cluster.controlPlane().audited()).as("the agent's requests after the outage")
-                .anySatisfy(r -> assertThat(r.code()).isEqualTo(410));
-        assertThat(agentLists("pods")).as("pods listed again after the 410").isGreaterThan(listsBefore);
+        // The 410 comes as the answer to the relist at the old version, or inside the resumed watch's stream
+        // (the audit log records that as 200): either way only a new list brings the changes.
+        assertThat(agentLists("pods")).as("pods listed again after the outage").isGreaterThan(listsBefore);
     }
 
     @Test
