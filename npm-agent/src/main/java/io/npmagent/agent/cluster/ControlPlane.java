@@ -409,7 +409,8 @@ public final class ControlPlane implements AutoCloseable {
         }
     }
 
-    static int freePort() throws IOException {
+    /** A free TCP port on loopback (bound and released: the caller binds it next). */
+    public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }

@@ -103,8 +103,8 @@ public final class SandboxDaemon {
         static Process start(Sandbox sandbox, Sandbox.Spec spec, Path kubeconfig) throws IOException {
             // The HTTP endpoints on loopback ports of the sandbox's own, so sandboxes side by side never clash.
             Path config = sandbox.dir().resolve("agent-config.json");
-            Files.writeString(config, "{\"ListeningAddress\": \"127.0.0.1\", \"ListeningPort\": " + freePort()
-                    + ", \"DebugListeningAddress\": \"127.0.0.1\", \"DebugListeningPort\": " + freePort() + "}\n");
+            Files.writeString(config, "{\"ListeningAddress\": \"127.0.0.1\", \"ListeningPort\": " + ControlPlane.freePort()
+                    + ", \"DebugListeningAddress\": \"127.0.0.1\", \"DebugListeningPort\": " + ControlPlane.freePort() + "}\n");
             var shaping = Sandbox.Shaping.settings(spec.shaping());
             String java = ProcessHandle.current().info().command().orElse("java");
             List<String> argv = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "run",
@@ -121,12 +121,6 @@ public final class SandboxDaemon {
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(sandbox.dir().resolve("agent.log").toFile()))
                     .redirectErrorStream(true)
                     .start();
-        }
-
-        private static int freePort() throws IOException {
-            try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-                return s.getLocalPort();
-            }
         }
     }
 }

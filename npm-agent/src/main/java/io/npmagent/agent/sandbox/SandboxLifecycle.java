@@ -206,12 +206,7 @@ public final class SandboxLifecycle {
     }
 
     private static String tail(Path log) {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return "\n--- last lines of " + log + " ---\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
-        } catch (IOException e) {
-            return "";
-        }
+        return "\n--- last lines of " + log + " ---\n" + io.npmagent.agent.cluster.Logs.tail(log, 15);
     }
 
     private static void must(CommandRunner host, String... argv) {
