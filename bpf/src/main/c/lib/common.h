@@ -51,6 +51,7 @@ struct npm_packet {
     __u8 saddr[16];
     __u8 daddr[16];
     __u8 kind; /* NPM_PLAIN, or what kind of ICMP message it is */
+    __u8 tcp_flags; /* the outer TCP header's flags (0 for an ICMP error's inner header: it carries none) */
 };
 
 #define NPM_PLAIN 0
@@ -149,6 +150,11 @@ static __always_inline int npm_parse(struct __sk_buff *skb, struct npm_packet *p
     if (!l4)
         return 0;
     npm_parse_ports(data, end, l4, p);
+    if (p->protocol == IPPROTO_TCP) {
+        __u8 *flags = data + l4 + 13;
+        if ((void *)(flags + 1) <= end)
+            p->tcp_flags = *flags;
+    }
     if (p->protocol != IPPROTO_ICMP && p->protocol != IPPROTO_ICMPV6)
         return 0;
     __u8 *type = data + l4;

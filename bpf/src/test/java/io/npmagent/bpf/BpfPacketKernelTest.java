@@ -55,6 +55,11 @@ class BpfPacketKernelTest {
     }
 
     @Test
+    void aNewConnectionOnAReusedPortMeetsThePolicyOfNow() {
+        PacketScenarios.aNewConnectionOnAReusedPortMeetsThePolicyOfNow(net, backend(net));
+    }
+
+    @Test
     void aRestartedAgentKeepsEnforcingWhileItAdopts() {
         PacketScenarios.aRestartedAgentKeepsEnforcingWhileItAdopts(net, this::backend);
     }

@@ -13,7 +13,9 @@ import static io.npmagent.dataplane.model.PolicyFixtures.range;
 import static io.npmagent.dataplane.model.PolicyFixtures.rule;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.npmagent.bpf.libbpf.BpfMap;
 import io.npmagent.bpf.libbpf.BpfProgram;
+import io.npmagent.bpf.maps.CtMap;
 import io.npmagent.bpf.libbpf.NetnsThread;
 import io.npmagent.bpf.testing.BpfFs;
 import io.npmagent.bpf.testing.Frames;
@@ -22,8 +24,10 @@ import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.bandwidth.BandwidthSettings;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.ClusterEvent;
+import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.Namespace;
 import io.npmagent.dataplane.model.Pod;
+import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.Protocol;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.npmagent.iptables.kernel.KernelTestSupport;
@@ -80,6 +84,7 @@ class ProgramVerdictKernelTest {
     private BpfProgram fromPod;
     private BpfProgram toPod;
     private final Map<String, Integer> ifindex = new HashMap<>();
+    private final PolicyCompiler compiler = new PolicyCompiler(null);
 
     @BeforeAll
     void cluster() {
@@ -97,21 +102,19 @@ class ProgramVerdictKernelTest {
         registry = new PrometheusRegistry();
         backend = new BpfBackend(fs.root().resolve("npm"), node.name(), node.runner(), BandwidthSettings.DEFAULTS, new Metrics(registry));
 
-        PolicyCompiler compiler = new PolicyCompiler(null);
-        java.util.function.Consumer<ClusterEvent> apply = e -> backend.apply(new Batch(compiler.apply(e).delta()));
-        apply.accept(new ClusterEvent.NamespaceUpserted(new Namespace("x", labels())));
+        apply(new ClusterEvent.NamespaceUpserted(new Namespace("x", labels())));
         for (String[] p : pods) {
             Pod.Builder pod = Pod.builder("x", p[0]).labels(labels("app", p[0])).ip(p[1]).ip(p[2]);
             if (p[0].equals("d")) {
                 pod.port("http", 8080, Protocol.TCP);
             }
-            apply.accept(new ClusterEvent.PodUpserted(pod.build()));
+            apply(new ClusterEvent.PodUpserted(pod.build()));
         }
-        apply.accept(new ClusterEvent.PolicyUpserted(policy("x", "b").select(match("app", "b")).types("Ingress", "Egress")
+        apply(new ClusterEvent.PolicyUpserted(policy("x", "b").select(match("app", "b")).types("Ingress", "Egress")
                 .ingress(rule(peers(pods(match("app", "a"))), ports(range("TCP", 8000, 8100), port("UDP", 53)))).build()));
-        apply.accept(new ClusterEvent.PolicyUpserted(policy("x", "c").select(match("app", "c")).types("Egress")
+        apply(new ClusterEvent.PolicyUpserted(policy("x", "c").select(match("app", "c")).types("Egress")
                 .egress(rule(peers(block("192.168.0.0/16", "192.168.1.0/24")), null)).build()));
-        apply.accept(new ClusterEvent.PolicyUpserted(policy("x", "d").select(match("app", "d"))
+        apply(new ClusterEvent.PolicyUpserted(policy("x", "d").select(match("app", "d"))
                 .ingress(rule(null, ports(named("TCP", "http")))).build()));
 
         fromPod = BpfProgram.openPinned(fs.root().resolve("npm").resolve("prog_" + BpfBackend.FROM_POD));
@@ -129,6 +132,10 @@ class ProgramVerdictKernelTest {
                 throw new AssertionError(e);
             }
         }
+    }
+
+    private void apply(ClusterEvent e) {
+        backend.apply(new Batch(compiler.apply(e).delta()));
     }
 
     private int run(BpfProgram program, String pod, byte[] frame) throws Exception {
@@ -199,6 +206,44 @@ class ProgramVerdictKernelTest {
         assertThat(from("b", Frames.icmpError(B, A, request))).as("b's own error about the request").isEqualTo(PASS);
         byte[] unknown = Frames.tcpAck(B, 8001, A, 40999);
         assertThat(to("b", Frames.icmpError(ROUTER, B, unknown))).as("about no flow of b's").isEqualTo(DROP);
+    }
+
+    /**
+     * Clients reuse source ports within seconds of a close (the conformance pipeline saw it: a port
+     * reused 22 s later), so a SYN on a tuple conntrack knows is a new connection and meets the policy of
+     * now; segments of the connection that is open keep passing, as conntrack's ESTABLISHED does.
+     */
+    @Test
+    void aSynOnAKnownTupleMeetsThePolicyOfNow() throws Exception {
+        assertThat(to("a", Frames.tcp(C, 40300, A, 80))).as("a is not isolated yet").isEqualTo(PASS);
+        assertThat(to("a", Frames.tcp(C, 40301, A, 80))).isEqualTo(PASS);
+        apply(new ClusterEvent.PolicyUpserted(policy("x", "deny-a").select(match("app", "a")).types("Ingress").build()));
+        try {
+            assertThat(to("a", Frames.tcp(C, 40300, A, 80))).as("a new connection on the tuple of an allowed one").isEqualTo(DROP);
+            assertThat(to("a", Frames.tcpAck(C, 40301, A, 80))).as("the connection that is open").isEqualTo(PASS);
+            assertThat(to("a", Frames.tcpFlags(C, 40301, A, 80, 0x11))).as("its FIN").isEqualTo(PASS);
+            assertThat(from("a", Frames.tcpFlags(A, 80, C, 40301, 0x11))).as("and the reply's").isEqualTo(PASS);
+            assertThat(closing(A, 40301)).as("closed both ways: the entry lives seconds, not hours").isEqualTo(0x03);
+            assertThat(to("a", Frames.tcpFlags(C, 40300, A, 80, 0x14))).as("a RST of the old connection").isEqualTo(PASS);
+            assertThat(closing(A, 40300)).isEqualTo(0x04);
+            assertThat(to("a", Frames.tcp(C, 40302, A, 80))).as("a new tuple").isEqualTo(DROP);
+        } finally {
+            apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", "deny-a")));
+        }
+        assertThat(to("a", Frames.tcp(C, 40300, A, 80))).as("open again").isEqualTo(PASS);
+    }
+
+    /** The close bits of a's ingress entry for C:sport -> A:80. */
+    private int closing(String a, int sport) {
+        try (BpfMap ct = BpfMap.openPinned(fs.root().resolve("npm").resolve(CtMap.NAME))) {
+            for (byte[][] kv : ct.entries()) {
+                CtMap.Key k = CtMap.Key.decode(kv[0]);
+                if (k.sport() == sport && k.daddr().equals(IpAddress.parse(a)) && k.dport() == 80) {
+                    return CtMap.Value.decode(kv[1]).closing();
+                }
+            }
+            throw new AssertionError("no conntrack entry for " + C + ":" + sport + " -> " + a + ":80");
+        }
     }
 
     @Test

@@ -38,15 +38,15 @@ public final class CtMap {
         }
     }
 
-    /** struct npm_ct_value. */
-    public record Value(long lastSeenNanos, int direction) {
+    /** struct npm_ct_value; {@code closing}: the NPM_CT_FIN_* and NPM_CT_RST bits of ct.h. */
+    public record Value(long lastSeenNanos, int direction, int closing) {
         public byte[] encode() {
-            return Bytes.writer(VALUE_SIZE).putLong(lastSeenNanos).put((byte) direction).put(new byte[7]).array();
+            return Bytes.writer(VALUE_SIZE).putLong(lastSeenNanos).put((byte) direction).put((byte) closing).put(new byte[6]).array();
         }
 
         public static Value decode(byte[] bytes) {
             ByteBuffer b = Bytes.reader(bytes, VALUE_SIZE);
-            return new Value(b.getLong(), b.get() & 0xff);
+            return new Value(b.getLong(), b.get() & 0xff, b.get() & 0xff);
         }
     }
 }

@@ -53,7 +53,7 @@ class BtfLayoutTest {
             Map.entry("npm_bw_stats", offsets("packets", 0, "bytes", 8, "marked", 16, "horizon_drops", 24, "policed", 32)),
             Map.entry("npm_rate_key", offsets("endpoint", 0, "direction", 4)),
             Map.entry("npm_ct_key", offsets("endpoint", 0, "family", 4, "protocol", 5, "sport", 6, "dport", 8, "saddr", 12, "daddr", 28)),
-            Map.entry("npm_ct_value", offsets("last_seen", 0, "direction", 8)),
+            Map.entry("npm_ct_value", offsets("last_seen", 0, "direction", 8, "closing", 9)),
             Map.entry("npm_drop_key", offsets("endpoint", 0, "direction", 4)),
             Map.entry("npm_drop_value", offsets("packets", 0, "bytes", 8)));
 

@@ -76,8 +76,8 @@ class MapLayoutTest {
         assertThat(hex(k.encode())).isEqualTo("03000000" + "04" + "11" + "9c40" + "0035" + "0000"
                 + "0a000001" + "00".repeat(12) + "0a000002" + "00".repeat(12));
         assertThat(CtMap.Key.decode(k.encode())).isEqualTo(k);
-        CtMap.Value v = new CtMap.Value(0x0102030405060708L, 1);
-        assertThat(hex(v.encode())).isEqualTo("0807060504030201" + "01" + "00".repeat(7));
+        CtMap.Value v = new CtMap.Value(0x0102030405060708L, 1, 5);
+        assertThat(hex(v.encode())).isEqualTo("0807060504030201" + "01" + "05" + "00".repeat(6));
         assertThat(CtMap.Value.decode(v.encode())).isEqualTo(v);
     }
 

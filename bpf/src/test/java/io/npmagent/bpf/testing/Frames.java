@@ -27,6 +27,11 @@ public final class Frames {
         return ip(src, dst, TCP, tcpHeader(sport, dport, 0x10), false);
     }
 
+    /** A TCP segment with the given flags (FIN 0x01, SYN 0x02, RST 0x04, ACK 0x10). */
+    public static byte[] tcpFlags(String src, int sport, String dst, int dport, int flags) {
+        return ip(src, dst, TCP, tcpHeader(sport, dport, flags), false);
+    }
+
     public static byte[] udp(String src, int sport, String dst, int dport) {
         ByteBuffer b = ByteBuffer.allocate(8 + 4);
         b.putShort((short) sport).putShort((short) dport).putShort((short) 12).putShort((short) 0).putInt(0x6e706d21);
@@ -110,7 +115,7 @@ public final class Frames {
 
     private static byte[] tcpHeader(int sport, int dport, int flags) {
         ByteBuffer b = ByteBuffer.allocate(20);
-        b.putShort((short) sport).putShort((short) dport).putInt(1).putInt(flags == 0x10 ? 1 : 0)
+        b.putShort((short) sport).putShort((short) dport).putInt(1).putInt((flags & 0x10) != 0 ? 1 : 0)
                 .put((byte) 0x50).put((byte) flags).putShort((short) 64240).putShort((short) 0).putShort((short) 0);
         return b.array();
     }

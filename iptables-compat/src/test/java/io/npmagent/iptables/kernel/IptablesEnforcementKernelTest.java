@@ -33,6 +33,14 @@ class IptablesEnforcementKernelTest {
         PacketScenarios.policiesDecideWhichConnectionsGetThrough(net, backend(variant, net));
     }
 
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void aNewConnectionOnAReusedPortMeetsThePolicyOfNow(IptablesVariant variant) {
+        KernelTestSupport.require("ipset", variant.restore(Family.IPV4));
+        net = PodNetwork.create("a", "b", "c");
+        PacketScenarios.aNewConnectionOnAReusedPortMeetsThePolicyOfNow(net, backend(variant, net));
+    }
+
     /** The jump from FORWARD deleted by hand (both families), then every ipset emptied. */
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)

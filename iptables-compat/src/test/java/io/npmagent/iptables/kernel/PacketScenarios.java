@@ -131,6 +131,26 @@ public final class PacketScenarios {
         s.expectInKernel("after uninstall nothing is judged");
     }
 
+    /**
+     * A client that reuses the source port of a connection allowed a moment ago, once a policy forbids
+     * it: the new connection meets the policy of now, whatever the tuple's past (clients reuse ports
+     * within seconds; a backend that took the new SYN for the old flow would be open).
+     */
+    public static void aNewConnectionOnAReusedPortMeetsThePolicyOfNow(PodNetwork net, Backend backend) {
+        PacketScenarios s = new PacketScenarios(net, backend);
+        for (boolean v6 : new boolean[] {false, true}) {
+            assertThat(net.connectsFromPort("a", "b", v6, 40400)).as("a -> b from port 40400, no policy (v6: %s)", v6).isTrue();
+        }
+        s.apply(new ClusterEvent.PolicyUpserted(policy("x", "deny-b").select(match("app", "b")).types("Ingress").build()));
+        for (boolean v6 : new boolean[] {false, true}) {
+            assertThat(net.connectsFromPort("a", "b", v6, 40400)).as("the same tuple again, b isolated (v6: %s)", v6).isFalse();
+        }
+        s.apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", "deny-b")));
+        for (boolean v6 : new boolean[] {false, true}) {
+            assertThat(net.connectsFromPort("a", "b", v6, 40400)).as("and once the policy is gone (v6: %s)", v6).isTrue();
+        }
+    }
+
     private Pod pod(String name, String app) {
         return Pod.builder("x", name).labels(labels("app", app))
                 .ip(net.address(name, false)).ip(net.address(name, true)).port("probe", PodNetwork.PORT, Protocol.TCP).build();

@@ -191,6 +191,35 @@ public final class PodNetwork implements AutoCloseable {
         return connects(pods.get(from), address(to, v6));
     }
 
+    /**
+     * Whether a TCP connection from pod {@code from}, bound to {@code sourcePort}, to pod {@code to} opens;
+     * it is closed with a RST (SO_LINGER 0), which leaves no TIME_WAIT, so the same tuple can open again at
+     * once: a client reusing a source port, as clients do within seconds.
+     */
+    public boolean connectsFromPort(String from, String to, boolean v6, int sourcePort) {
+        String script = String.join("\n",
+                "import socket, struct, sys",
+                "dst, port, sport, timeout = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])",
+                "s = socket.socket(socket.AF_INET6 if ':' in dst else socket.AF_INET, socket.SOCK_STREAM)",
+                "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)",
+                "s.bind(('', sport))",
+                "s.settimeout(timeout)",
+                "try:",
+                "    s.connect((dst, port))",
+                "    ok = True",
+                "except socket.timeout:",
+                "    ok = False",
+                "s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))",
+                "s.close()",
+                "sys.exit(0 if ok else 3)");
+        var r = pods.get(from).run("python3", "-c", script, address(to, v6).toString(), Integer.toString(PORT),
+                Integer.toString(sourcePort), Long.toString(PROBE_TIMEOUT.toSeconds()));
+        if (r.exitCode() != 0 && r.exitCode() != 3) {
+            throw new IllegalStateException("connect from " + from + " port " + sourcePort + " failed: " + r.errorSummary());
+        }
+        return r.exitCode() == 0;
+    }
+
     /** A TCP connect within {@link #PROBE_TIMEOUT}: a dropped SYN is a timeout. */
     private static boolean connects(Netns from, IpAddress to) {
         return from.run("timeout", Long.toString(PROBE_TIMEOUT.toSeconds()), "bash", "-c",

@@ -38,6 +38,11 @@ class NftPacketKernelTest {
         PacketScenarios.policiesDecideWhichConnectionsGetThrough(net, backend(net));
     }
 
+    @Test
+    void aNewConnectionOnAReusedPortMeetsThePolicyOfNow() {
+        PacketScenarios.aNewConnectionOnAReusedPortMeetsThePolicyOfNow(net, backend(net));
+    }
+
     /** b's ingress dispatch maps emptied by hand, then every peer set. */
     @Test
     void driftIsRepaired() {

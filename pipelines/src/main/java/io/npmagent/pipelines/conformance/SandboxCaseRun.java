@@ -112,8 +112,10 @@ final class SandboxCaseRun implements AutoCloseable {
                         writeNamespaces(dir, namespaces.values());
                     }
                 }
-                // A mismatch is probed once more, after two seconds, and said so on stderr: a second mismatch is a
-                // failure. (One bpf run of 017 once saw an allowed pair that every other run denies; see the README.)
+                // A mismatch is probed once more, after two seconds, and said so on stderr; a second mismatch is a
+                // failure. Upstream's ValidateOrFail (test/e2e/network/netpol) takes the same second try. Why a first
+                // try can disagree: a UDP probe whose random source port repeats one of the last 30 s is that old
+                // flow, established, to conntrack and to npm_ct alike. (TCP cannot: a SYN always meets the policy.)
                 List<String> stepWrong = new ArrayList<>();
                 long stepChecked = 0;
                 long stepSkipped = 0;
