@@ -1,11 +1,12 @@
-/* The programs on each local pod's host-side interface. A packet's verdict is decided in
- * npm_verdict(): replies and established flows pass, and so do ICMP errors about them (ct.h);
- * otherwise, if the pod is isolated for the direction, the peer's identity (peers.h) or ANY must be
- * admitted by the pod's policy entries (policy.h) in the copy of the state packets read now
- * (state.h), else it is dropped and counted (drop.h). The node itself is always admitted. What
- * policy passes then meets the pod's rate limit for the direction (bandwidth.h). Anything
- * that is not IPv4 or IPv6, IPv6 neighbour discovery, and packets on an interface that is no local
- * pod's pass untouched. */
+/* The programs on each local pod's host-side interface, and the netfilter forward hook. A packet's
+ * verdict is decided in npm_verdict(): replies and established flows pass, and so do ICMP errors
+ * about them (ct.h); otherwise, if the pod is isolated for the direction, the peer's identity
+ * (peers.h) or ANY must be admitted by the pod's policy entries (policy.h) in the copy of the state
+ * packets read now (state.h), else it is dropped and counted (drop.h). The node itself is always
+ * admitted. Egress to an address that is no pod is judged in npm_forward() instead, after kube-proxy's
+ * DNAT (forward.h). What policy passes then meets the pod's rate limit for the direction
+ * (bandwidth.h). Anything that is not IPv4 or IPv6, IPv6 neighbour discovery, and packets on an
+ * interface that is no local pod's pass untouched. */
 #include "lib/common.h"
 #include "lib/state.h"
 #include "lib/endpoint.h"
@@ -14,6 +15,13 @@
 #include "lib/ct.h"
 #include "lib/drop.h"
 #include "lib/bandwidth.h"
+#include "lib/forward.h"
+
+/* A destination tc cannot judge: it may be a Service address that DNAT turns into a backend's. */
+static __always_inline int npm_after_dnat(__u32 identity)
+{
+    return identity == NPM_IDENTITY_WORLD || (identity >= NPM_IDENTITY_ATOM_BASE && identity != NPM_IDENTITY_ANY);
+}
 
 /* *endpoint is set when the packet is a local pod's. */
 static __always_inline int npm_verdict(struct __sk_buff *skb, __u8 direction, struct npm_endpoint **endpoint_out)
@@ -37,6 +45,10 @@ static __always_inline int npm_verdict(struct __sk_buff *skb, __u8 direction, st
     if (ep->isolated[direction & 1]) {
         const __u8 *peer = direction == NPM_EGRESS ? p.daddr : p.saddr;
         __u32 identity = npm_identity(version, p.family, peer);
+        if (direction == NPM_EGRESS && npm_after_dnat(identity) && npm_forward_hook(p.family)) {
+            skb->mark |= NPM_MARK_DEFERRED; /* judged by npm_forward(), which remembers what it admits */
+            return NPM_PASS;
+        }
         if (identity != NPM_IDENTITY_HOST && !npm_admitted(version, direction, endpoint, identity, &p))
             return npm_drop(endpoint, direction, skb);
     }
@@ -64,6 +76,42 @@ SEC("tc")
 int npm_to_pod(struct __sk_buff *skb)
 {
     return npm_handle(skb, NPM_INGRESS);
+}
+
+/* At the netfilter forward and local-in hooks (IPv4 and IPv6), after DNAT: the packets tc deferred,
+ * judged on the destination kube-proxy chose (at local in: the node, always admitted, remembered for
+ * the replies). */
+SEC("netfilter")
+int npm_forward(struct bpf_nf_ctx *ctx)
+{
+    struct sk_buff *skb = ctx->skb;
+    if (!(skb->mark & NPM_MARK_DEFERRED))
+        return NPM_NF_ACCEPT;
+    struct net_device *in = ctx->state->in;
+    if (!in)
+        return NPM_NF_ACCEPT;
+    __u8 version = npm_version();
+    struct npm_endpoint_key ek = { .ifindex = in->ifindex, .version = version };
+    struct npm_endpoint *ep = bpf_map_lookup_elem(&npm_endpoints, &ek);
+    if (!ep)
+        return NPM_NF_ACCEPT; /* no local pod's (any more): as at tc */
+    __u8 family = ctx->state->pf == 2 /* NFPROTO_IPV4 */ ? NPM_FAMILY_V4 : NPM_FAMILY_V6;
+    struct npm_packet now = {};
+    if (npm_forward_parse(skb, family, &now) < 0) {
+        npm_count_drop(ep->id, NPM_EGRESS, skb->len);
+        return NPM_NF_DROP; /* unreadable: never judged open */
+    }
+    if (ep->isolated[NPM_EGRESS]) {
+        __u32 identity = npm_identity(version, family, now.daddr);
+        if (identity != NPM_IDENTITY_HOST && !npm_admitted(version, NPM_EGRESS, ep->id, identity, &now)) {
+            npm_count_drop(ep->id, NPM_EGRESS, skb->len);
+            return NPM_NF_DROP;
+        }
+    }
+    struct npm_packet sent;
+    npm_forward_original(skb, &now, &sent);
+    npm_ct_create(ep->id, NPM_EGRESS, &sent);
+    return NPM_NF_ACCEPT;
 }
 
 char LICENSE[] SEC("license") = "GPL";

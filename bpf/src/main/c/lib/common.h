@@ -32,6 +32,8 @@
 #define NPM_IDENTITY_WORLD 0
 #define NPM_IDENTITY_HOST 1
 #define NPM_IDENTITY_ANY 0xffffffff
+/* Allocated peer classes from here on are ipBlock atoms: addresses that are no pod (BpfModel). */
+#define NPM_IDENTITY_ATOM_BASE 0x40000000
 
 #ifndef IPPROTO_ICMPV6
 #define IPPROTO_ICMPV6 58

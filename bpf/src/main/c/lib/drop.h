@@ -23,7 +23,7 @@ struct {
     __uint(pinning, LIBBPF_PIN_BY_NAME);
 } npm_drops SEC(".maps");
 
-static __always_inline int npm_drop(__u32 endpoint, __u8 direction, struct __sk_buff *skb)
+static __always_inline void npm_count_drop(__u32 endpoint, __u8 direction, __u32 len)
 {
     struct npm_drop_key key = {};
     key.endpoint = endpoint;
@@ -31,11 +31,16 @@ static __always_inline int npm_drop(__u32 endpoint, __u8 direction, struct __sk_
     struct npm_drop_value *v = bpf_map_lookup_elem(&npm_drops, &key);
     if (v) {
         v->packets += 1;
-        v->bytes += skb->len;
+        v->bytes += len;
     } else {
-        struct npm_drop_value first = { .packets = 1, .bytes = skb->len };
+        struct npm_drop_value first = { .packets = 1, .bytes = len };
         bpf_map_update_elem(&npm_drops, &key, &first, BPF_NOEXIST);
     }
+}
+
+static __always_inline int npm_drop(__u32 endpoint, __u8 direction, struct __sk_buff *skb)
+{
+    npm_count_drop(endpoint, direction, skb->len);
     return TC_ACT_SHOT;
 }
 

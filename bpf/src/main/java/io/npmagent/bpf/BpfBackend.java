@@ -4,6 +4,7 @@ import io.npmagent.bpf.libbpf.BpfException;
 import io.npmagent.bpf.libbpf.BpfMap;
 import io.npmagent.bpf.libbpf.BpfObject;
 import io.npmagent.bpf.libbpf.BpfProgram;
+import io.npmagent.bpf.libbpf.NetfilterLink;
 import io.npmagent.bpf.libbpf.NetnsThread;
 import io.npmagent.bpf.libbpf.Tc;
 import io.npmagent.bpf.maps.BandwidthConfigMap;
@@ -80,6 +81,9 @@ public final class BpfBackend implements Backend {
     private final BpfMap bandwidthStats;
     private final BpfProgram fromPod;
     private final BpfProgram toPod;
+    /** The netfilter forward hook, null on a kernel without netfilter programs (then tc judges all). */
+    private final ForwardHooks forward;
+    private final String forwardProblem;
     private final String netnsName;
     private final NetnsThread netns;
     private final CommandRunner ip;
@@ -164,8 +168,12 @@ public final class BpfBackend implements Backend {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the pin directory " + pinDir, e);
         }
+        boolean netfilter = NetfilterLink.programsSupported();
+        BpfProgram forwardProgram = null;
+        BpfMap forwardHooks = null;
         try (BpfObject object = BpfObject.open(BpfObject.resource(OBJECT), "npm_agent", pinDir)) {
             setAside = !PinnedMaps.setAsideIncompatible(object, pinDir).isEmpty();
+            object.prepareProgram(ForwardHooks.PROGRAM, netfilter, NetfilterLink.PROG_TYPE_NETFILTER, NetfilterLink.ATTACH_NETFILTER);
             object.load();
             this.state = object.map(StateMap.NAME);
             this.endpoints = object.map(EndpointMap.NAME);
@@ -179,11 +187,26 @@ public final class BpfBackend implements Backend {
             }
             this.fromPod = object.program(FROM_POD);
             this.toPod = object.program(TO_POD);
+            forwardHooks = object.map(ForwardHooks.MAP);
+            if (netfilter) {
+                forwardProgram = object.program(ForwardHooks.PROGRAM);
+            }
         }
         pin(fromPod, "prog_" + FROM_POD);
         pin(toPod, "prog_" + TO_POD);
         this.netnsName = netns;
         this.netns = NetnsThread.enter(netns);
+        if (forwardProgram != null) {
+            pin(forwardProgram, "prog_" + ForwardHooks.PROGRAM);
+            this.forward = ForwardHooks.attach(forwardProgram, forwardHooks, pinDir, this.netns);
+            this.forwardProblem = forward.problem();
+        } else {
+            forwardHooks.update(new byte[4], new byte[4]); // no hook: tc judges every packet itself
+            forwardHooks.close();
+            this.forward = null;
+            this.forwardProblem = "this kernel loads no netfilter programs (BPF_PROG_TYPE_NETFILTER, Linux 6.4): egress to "
+                    + "addresses that are no pod is judged before DNAT, so a policy admitting a Service's pods does not admit its ClusterIP";
+        }
         this.ip = ip;
         this.podInterfaces = new PodInterfaces(new InterfaceResolver(ip));
         metrics.policyDropsFrom(this::dropCounts);
@@ -244,6 +267,9 @@ public final class BpfBackend implements Backend {
     @Override
     public synchronized int quickReconcile() {
         int repaired = converge(true);
+        if (forward != null) {
+            repaired += forward.repair();
+        }
         // Idle time: the copy packets do not read catches up, so the next batch writes only its own change.
         write(1 - active);
         for (Map.Entry<Integer, PodKey> e : new ArrayList<>(attached.entrySet())) {
@@ -293,6 +319,11 @@ public final class BpfBackend implements Backend {
         return new BackendStatus(name(), model.policyCount(), c.policy.size(), c.endpoints.size(), c.ipcache.size());
     }
 
+    /** Null when egress to Services is judged after DNAT in both families; else what is not, and why. */
+    public String forwardHookProblem() {
+        return forwardProblem;
+    }
+
     /** Local pods whose interface was not found at the last batch or reconcile, so not enforced yet. */
     public synchronized Set<PodKey> unplaced() {
         return Set.copyOf(unplaced);
@@ -304,9 +335,11 @@ public final class BpfBackend implements Backend {
     }
 
     private void closeHandles() {
-        for (AutoCloseable c : new AutoCloseable[] {state, endpoints, ipcache, policy, drops, bandwidthStats, fromPod, toPod, netns}) {
+        for (AutoCloseable c : new AutoCloseable[] {state, endpoints, ipcache, policy, drops, bandwidthStats, fromPod, toPod, forward, netns}) {
             try {
-                c.close();
+                if (c != null) {
+                    c.close();
+                }
             } catch (Exception e) {
                 LOG.log(System.Logger.Level.DEBUG, "bpf: closing {0}: {1}", c, e.getMessage());
             }

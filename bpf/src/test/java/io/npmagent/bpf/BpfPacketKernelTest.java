@@ -60,6 +60,11 @@ class BpfPacketKernelTest {
     }
 
     @Test
+    void serviceTrafficIsJudgedOnTheBackend() {
+        PacketScenarios.serviceTrafficIsJudgedOnTheBackend(net, backend(net));
+    }
+
+    @Test
     void aRestartedAgentKeepsEnforcingWhileItAdopts() {
         PacketScenarios.aRestartedAgentKeepsEnforcingWhileItAdopts(net, this::backend);
     }

@@ -117,6 +117,9 @@ class ProgramVerdictKernelTest {
         apply(new ClusterEvent.PolicyUpserted(policy("x", "d").select(match("app", "d"))
                 .ingress(rule(null, ports(named("TCP", "http")))).build()));
 
+        // These tests judge at tc alone, as on a kernel without a forward hook; egressIsDeferredToTheForwardHook
+        // turns the hook's bits on.
+        forwardHooks(0);
         fromPod = BpfProgram.openPinned(fs.root().resolve("npm").resolve("prog_" + BpfBackend.FROM_POD));
         toPod = BpfProgram.openPinned(fs.root().resolve("npm").resolve("prog_" + BpfBackend.TO_POD));
     }
@@ -139,7 +142,20 @@ class ProgramVerdictKernelTest {
     }
 
     private int run(BpfProgram program, String pod, byte[] frame) throws Exception {
-        return inside.call(() -> program.testRun(frame, BpfProgram.skbContext(ifindex.get(pod)), 1)).retval();
+        return testRun(program, pod, frame).retval();
+    }
+
+    private BpfProgram.TestRun testRun(BpfProgram program, String pod, byte[] frame) throws Exception {
+        return inside.call(() -> program.testRun(frame, BpfProgram.skbContext(ifindex.get(pod)), 1));
+    }
+
+    private void forwardHooks(int bits) {
+        ForwardHookBits.set(fs.root().resolve("npm"), bits);
+    }
+
+    /** The mark tc left on the packet (struct __sk_buff's mark, at offset 8 of the context out). */
+    private static int mark(BpfProgram.TestRun r) {
+        return java.nio.ByteBuffer.wrap(r.ctx()).order(java.nio.ByteOrder.nativeOrder()).getInt(8);
     }
 
     private int from(String pod, byte[] frame) throws Exception {
@@ -206,6 +222,30 @@ class ProgramVerdictKernelTest {
         assertThat(from("b", Frames.icmpError(B, A, request))).as("b's own error about the request").isEqualTo(PASS);
         byte[] unknown = Frames.tcpAck(B, 8001, A, 40999);
         assertThat(to("b", Frames.icmpError(ROUTER, B, unknown))).as("about no flow of b's").isEqualTo(DROP);
+    }
+
+    /**
+     * With a forward hook, egress to an address that is no pod (which DNAT may turn into a Service's
+     * backend) is marked and left to the hook; egress to a pod is still judged here; so is everything of a
+     * family whose hook is missing.
+     */
+    @Test
+    void egressToAnAddressThatIsNoPodIsLeftToTheForwardHook() throws Exception {
+        forwardHooks(1);
+        try {
+            BpfProgram.TestRun world = testRun(fromPod, "c", Frames.tcp(C, 40000, "10.96.0.50", 80));
+            assertThat(world.retval()).as("a ClusterIP, say").isEqualTo(PASS);
+            assertThat(mark(world) & 0x20000).as("marked for the forward hook").isEqualTo(0x20000);
+            BpfProgram.TestRun atom = testRun(fromPod, "c", Frames.tcp(C, 40000, "192.168.1.5", 443));
+            assertThat(atom.retval()).as("an ipBlock's address").isEqualTo(PASS);
+            assertThat(mark(atom) & 0x20000).isEqualTo(0x20000);
+            assertThat(from("c", Frames.tcp(C, 40000, A, 443))).as("a pod: judged here").isEqualTo(DROP);
+            assertThat(from("b", Frames.tcp(B6, 40000, "fd00:10:96::50", 80))).as("IPv6 has no hook here").isEqualTo(DROP);
+            BpfProgram.TestRun open = testRun(fromPod, "a", Frames.tcp(A, 40000, "10.96.0.50", 80));
+            assertThat(mark(open) & 0x20000).as("a is not isolated: nothing to judge later").isZero();
+        } finally {
+            forwardHooks(0);
+        }
     }
 
     /**

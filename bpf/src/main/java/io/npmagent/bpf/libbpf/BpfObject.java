@@ -139,6 +139,28 @@ public final class BpfObject implements AutoCloseable {
         loaded = true;
     }
 
+    /**
+     * Before {@link #load()}: gives program {@code programName} its type and expected attach type (for a
+     * section libbpf 1.1 does not know, such as {@code netfilter}), or, with {@code load} false, leaves it
+     * out of the load (on a kernel that cannot run it).
+     */
+    public synchronized void prepareProgram(String programName, boolean load, int type, int expectedAttachType) {
+        requireOpen();
+        if (loaded) {
+            throw new IllegalStateException(name + " is already loaded");
+        }
+        Pointer p = LibBpfNative.lib().bpf_object__find_program_by_name(obj, programName);
+        if (p == null) {
+            throw new BpfException("bpf_object__find_program_by_name", programName, Errno.ENOENT, "no program of that name in " + name);
+        }
+        LibBpfNative.check(LibBpfNative.lib().bpf_program__set_autoload(p, load), "bpf_program__set_autoload", programName);
+        if (load) {
+            LibBpfNative.check(LibBpfNative.lib().bpf_program__set_type(p, type), "bpf_program__set_type", programName);
+            LibBpfNative.check(LibBpfNative.lib().bpf_program__set_expected_attach_type(p, expectedAttachType),
+                    "bpf_program__set_expected_attach_type", programName);
+        }
+    }
+
     /** A map as the object declares it: what a pinned map must match for libbpf to adopt it. */
     public record MapSpec(String name, int type, int keySize, int valueSize, int maxEntries) {
         /** Whether {@code pinned} has this declaration's type, sizes and capacity. */

@@ -33,6 +33,7 @@ public record Capabilities(
         boolean helperMapUpdate,
         boolean helperKtimeGetNs,
         boolean batchOps,
+        boolean netfilterPrograms,
         boolean tcx,
         String tcxReason,
         Path bpffsPath,
@@ -60,7 +61,7 @@ public record Capabilities(
             lib = LibBpfNative.lib();
         } catch (BpfException e) {
             return new Capabilities(null, e.getMessage(), kernel, false, false, false, false, false, false,
-                    false, false, false, false, false, "libbpf is not available", bpffsPath, bpffs);
+                    false, false, false, false, false, false, "libbpf is not available", bpffsPath, bpffs);
         }
         int major = lib.libbpf_major_version();
         int minor = lib.libbpf_minor_version();
@@ -76,6 +77,7 @@ public record Capabilities(
                 lib.libbpf_probe_bpf_helper(sched, HELPER_MAP_UPDATE_ELEM, null) == 1,
                 lib.libbpf_probe_bpf_helper(sched, HELPER_KTIME_GET_NS, null) == 1,
                 batchOpsWork(),
+                NetfilterLink.programsSupported(),
                 tcxReason(major, minor, kernel) == null,
                 tcxReason(major, minor, kernel),
                 bpffsPath, bpffs);
@@ -165,6 +167,8 @@ public record Capabilities(
         need(out, helperMapLookup, "helper bpf_map_lookup_elem for sched_cls");
         need(out, helperMapUpdate, "helper bpf_map_update_elem for sched_cls");
         need(out, helperKtimeGetNs, "helper bpf_ktime_get_ns for sched_cls");
+        // Egress through a Service is judged after kube-proxy's DNAT, at the forward hook (forward.h).
+        need(out, netfilterPrograms, "program type netfilter (Linux 6.4), to judge egress after kube-proxy's DNAT");
         need(out, bpffs, "bpffs mounted at " + bpffsPath);
         return out;
     }

@@ -16,6 +16,7 @@ final class FdKind {
 
     static final String MAP = "bpf-map";
     static final String PROG = "bpf-prog";
+    static final String LINK = "bpf-link";
 
     static void require(int fd, String kind, String object) {
         String actual;

@@ -66,6 +66,12 @@ final class LibBpfNative {
 
         int bpf_program__fd(Pointer prog);
 
+        int bpf_program__set_type(Pointer prog, int type);
+
+        int bpf_program__set_expected_attach_type(Pointer prog, int type);
+
+        int bpf_program__set_autoload(Pointer prog, boolean autoload);
+
         String bpf_program__name(Pointer prog);
 
         // Maps by fd: the thin syscall wrappers of bpf.h.

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import jnr.ffi.LastError;
 import jnr.ffi.LibraryLoader;
 import jnr.ffi.Runtime;
+import jnr.ffi.annotations.In;
 import jnr.ffi.annotations.Out;
 import jnr.ffi.annotations.SaveError;
 
@@ -32,12 +33,18 @@ final class LibC {
         /** Only the three-int form (F_DUPFD_CLOEXEC): an int vararg is passed like a fixed one on LP64 Linux. */
         @SaveError
         int fcntl(int fd, int cmd, int arg);
+
+        /** syscall(SYS_bpf, cmd, attr, size): for the commands Debian's libbpf 1.1 has no wrapper for. */
+        @SaveError
+        long syscall(long number, long cmd, @In byte[] attr, long size);
     }
 
     static final int O_RDONLY = 0;
     static final int O_CLOEXEC = 0x80000;
     static final int CLONE_NEWNET = 0x40000000;
     static final int F_DUPFD_CLOEXEC = 1030;
+    /** SYS_bpf on x86_64 (arm64: 280). */
+    static final long SYS_BPF = System.getProperty("os.arch").equals("aarch64") ? 280 : 321;
     /** BPF_FS_MAGIC from linux/magic.h: the f_type of a bpffs mount. */
     static final long BPF_FS_MAGIC = 0xcafe4a11L;
 

@@ -20,7 +20,7 @@ class CapabilitiesTest {
     @Test
     void withoutLibbpfOnlyLibbpfIsReportedMissing() {
         Capabilities none = new Capabilities(null, "not found", "6.1.0", false, false, false, false, false, false,
-                false, false, false, false, false, "libbpf is not available", Path.of("/sys/fs/bpf"), false);
+                false, false, false, false, false, false, "libbpf is not available", Path.of("/sys/fs/bpf"), false);
         assertThat(none.canEnforce()).isFalse();
         assertThat(none.missing()).containsExactly("libbpf (not found)");
         assertThat(none.describe()).startsWith("eBPF: libbpf missing, kernel 6.1.0; cannot enforce, missing: libbpf (not found)");
@@ -29,11 +29,12 @@ class CapabilitiesTest {
     @Test
     void everyRequiredFeatureIsNamedWhenMissing() {
         Capabilities bare = new Capabilities("1.1", null, "4.9.0", false, false, false, false, false, false,
-                false, false, false, false, false, "old", Path.of("/sys/fs/bpf"), false);
+                false, false, false, false, false, false, "old", Path.of("/sys/fs/bpf"), false);
         assertThat(bare.missing()).containsExactly(
                 "program type sched_cls", "map type hash", "map type array", "map type lpm_trie", "map type lru_hash",
                 "map type percpu_hash", "helper bpf_map_lookup_elem for sched_cls", "helper bpf_map_update_elem for sched_cls",
-                "helper bpf_ktime_get_ns for sched_cls", "bpffs mounted at /sys/fs/bpf");
+                "helper bpf_ktime_get_ns for sched_cls",
+                "program type netfilter (Linux 6.4), to judge egress after kube-proxy's DNAT", "bpffs mounted at /sys/fs/bpf");
         assertThat(bare.describe()).contains("batch map ops no (one syscall per element)");
     }
 }

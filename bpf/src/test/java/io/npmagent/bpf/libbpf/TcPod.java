@@ -16,6 +16,7 @@ final class TcPod {
 
     static final String FROM_POD = "npm_from_pod";
     static final String TO_POD = "npm_to_pod";
+    static final String FORWARD = "npm_forward";
 
     static final int NPM_INGRESS = 0;
     static final int NPM_EGRESS = 1;
@@ -27,6 +28,9 @@ final class TcPod {
     static BpfObject load(Path pinRoot) {
         BpfObject object = BpfObject.open(ELF, "tc_pod", pinRoot);
         try {
+            // libbpf 1.1 knows no "netfilter" section: the program's type is given, as BpfBackend gives it.
+            object.prepareProgram(FORWARD, NetfilterLink.programsSupported(), NetfilterLink.PROG_TYPE_NETFILTER,
+                    NetfilterLink.ATTACH_NETFILTER);
             object.load();
             return object;
         } catch (RuntimeException e) {

@@ -41,6 +41,14 @@ class IptablesEnforcementKernelTest {
         PacketScenarios.aNewConnectionOnAReusedPortMeetsThePolicyOfNow(net, backend(variant, net));
     }
 
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void serviceTrafficIsJudgedOnTheBackend(IptablesVariant variant) {
+        KernelTestSupport.require("ipset", variant.restore(Family.IPV4), "iptables", "ip6tables");
+        net = PodNetwork.create("a", "b", "c");
+        PacketScenarios.serviceTrafficIsJudgedOnTheBackend(net, backend(variant, net));
+    }
+
     /** The jump from FORWARD deleted by hand (both families), then every ipset emptied. */
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)

@@ -191,6 +191,11 @@ public final class PodNetwork implements AutoCloseable {
         return connects(pods.get(from), address(to, v6));
     }
 
+    /** Whether a TCP connection from pod {@code from} to {@code to} on {@link #PORT} opens (a Service address, say). */
+    public boolean connectsTo(String from, IpAddress to) {
+        return connects(pods.get(from), to);
+    }
+
     /**
      * Whether a TCP connection from pod {@code from}, bound to {@code sourcePort}, to pod {@code to} opens;
      * it is closed with a RST (SO_LINGER 0), which leaves no TIME_WAIT, so the same tuple can open again at

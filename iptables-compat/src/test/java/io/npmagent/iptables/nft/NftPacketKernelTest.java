@@ -43,6 +43,11 @@ class NftPacketKernelTest {
         PacketScenarios.aNewConnectionOnAReusedPortMeetsThePolicyOfNow(net, backend(net));
     }
 
+    @Test
+    void serviceTrafficIsJudgedOnTheBackend() {
+        PacketScenarios.serviceTrafficIsJudgedOnTheBackend(net, backend(net));
+    }
+
     /** b's ingress dispatch maps emptied by hand, then every peer set. */
     @Test
     void driftIsRepaired() {

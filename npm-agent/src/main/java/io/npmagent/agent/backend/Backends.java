@@ -75,9 +75,10 @@ public final class Backends {
         switch (name) {
             case "auto":
                 return auto(where, bandwidth, metrics);
-            case "bpf":
-                return new Chosen(new BpfBackend(where.pinDir(), where.netns(), where.runner(), bandwidth, metrics),
-                        "bpf, as asked; " + shaping(where, bandwidth));
+            case "bpf": {
+                BpfBackend bpf = new BpfBackend(where.pinDir(), where.netns(), where.runner(), bandwidth, metrics);
+                return new Chosen(bpf, "bpf, as asked; " + services(bpf) + "; " + shaping(where, bandwidth));
+            }
             case "iptables":
                 IptablesVariantDetector.Choice choice = new IptablesVariantDetector(where.runner()).detect();
                 return new Chosen(new IptablesBackend(choice.variant(), where.runner(), metrics, IptablesBackend.Settings.DEFAULTS),
@@ -95,6 +96,12 @@ public final class Backends {
         }
     }
 
+    /** Where the eBPF backend judges egress through a Service. */
+    private static String services(BpfBackend bpf) {
+        String problem = bpf.forwardHookProblem();
+        return problem == null ? "egress to Services judged after DNAT (netfilter forward hook)" : problem;
+    }
+
     /** The eBPF backend's bandwidth status: how rates are bounded, and BBR if asked for (turned on here, or why not). */
     private static String shaping(Placement where, BandwidthSettings bandwidth) {
         return Pacing.describe(bandwidth) + (bandwidth.bbr() ? "; " + Bbr.enable(where.runner()) : "");
@@ -105,8 +112,8 @@ public final class Backends {
         String why;
         if (caps.canEnforce()) {
             try {
-                Chosen bpf = new Chosen(new BpfBackend(where.pinDir(), where.netns(), where.runner(), bandwidth, metrics),
-                        caps.describe() + "; " + shaping(where, bandwidth));
+                BpfBackend backend = new BpfBackend(where.pinDir(), where.netns(), where.runner(), bandwidth, metrics);
+                Chosen bpf = new Chosen(backend, caps.describe() + "; " + services(backend) + "; " + shaping(where, bandwidth));
                 LOG.log(System.Logger.Level.INFO, "backend {0}", bpf.reason());
                 return bpf;
             } catch (RuntimeException e) {

@@ -1,0 +1,170 @@
+/* Egress to an address that may be a Service's: judged after kube-proxy's DNAT, on the backend it
+ * chose. At the pod's interface (tc) the destination is still the ClusterIP, which is no pod; so a
+ * packet of an egress-isolated pod to an address that is no pod (WORLD, or an ipBlock's atom) is not
+ * judged there but marked (NPM_MARK_DEFERRED) and judged at the netfilter forward hook, where the
+ * destination is the backend's. What that hook admits is remembered in npm_ct under the tuple the
+ * pod sent (conntrack's original tuple: the ClusterIP's), so the flow's later packets and its
+ * replies, which come back from the ClusterIP, pass at tc as any other flow's. Only while the hook
+ * is attached for the family (npm_state's forward_hooks) does tc defer; without it, tc judges the
+ * ClusterIP itself, which admits less, never more.
+ *
+ * The kernel structs are read with CO-RE (libbpf relocates these fields against the running
+ * kernel's BTF); the uapi headers here predate netfilter programs. */
+#ifndef NPM_FORWARD_H
+#define NPM_FORWARD_H
+
+#include "common.h"
+#include <bpf/bpf_core_read.h>
+
+/* The agent's one packet-mark bit, the netfilter backends' too (never kube-proxy's 0x4000 or
+ * 0x8000). Set at tc, read at the forward hook of the same host: it never leaves the node. */
+#define NPM_MARK_DEFERRED 0x20000
+
+#define NPM_NF_DROP 0
+#define NPM_NF_ACCEPT 1
+
+/* npm_forward_hooks's bits: the forward hook is attached for IPv4, for IPv6 (the agent sets them once its
+ * links exist, and clears them before it removes a link). */
+#define NPM_FORWARD_V4 1
+#define NPM_FORWARD_V6 2
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, __u32);
+    __uint(pinning, LIBBPF_PIN_BY_NAME);
+} npm_forward_hooks SEC(".maps");
+
+/* ctinfo in the low bits of skb->_nfct: IP_CT_IS_REPLY and above are the reply direction. */
+#define NPM_NFCT_INFOMASK 7UL
+#define NPM_IP_CT_IS_REPLY 3
+
+struct net_device {
+    int ifindex;
+} __attribute__((preserve_access_index));
+
+struct nf_hook_state {
+    __u8 pf;
+    struct net_device *in;
+} __attribute__((preserve_access_index));
+
+struct sk_buff {
+    unsigned int len;
+    __u32 mark;
+    unsigned long _nfct;
+    unsigned char *head;
+    __u16 network_header;
+} __attribute__((preserve_access_index));
+
+union nf_inet_addr {
+    __u32 all[4];
+} __attribute__((preserve_access_index));
+
+struct nf_conntrack_man {
+    union nf_inet_addr u3;
+    union {
+        __be16 all;
+    } u;
+} __attribute__((preserve_access_index));
+
+struct nf_conntrack_tuple {
+    struct nf_conntrack_man src;
+    struct {
+        union nf_inet_addr u3;
+        union {
+            __be16 all;
+        } u;
+        __u8 protonum;
+    } dst;
+} __attribute__((preserve_access_index));
+
+struct nf_conntrack_tuple_hash {
+    struct nf_conntrack_tuple tuple;
+} __attribute__((preserve_access_index));
+
+struct nf_conn {
+    struct nf_conntrack_tuple_hash tuplehash[2];
+} __attribute__((preserve_access_index));
+
+/* The context of a BPF_PROG_TYPE_NETFILTER program (include/net/netfilter/nf_bpf_link.h). */
+struct bpf_nf_ctx {
+    const struct nf_hook_state *state;
+    struct sk_buff *skb;
+};
+
+/* Whether tc may leave a packet of this family to the forward hook. */
+static __always_inline int npm_forward_hook(__u8 family)
+{
+    __u32 zero = 0;
+    __u32 *hooks = bpf_map_lookup_elem(&npm_forward_hooks, &zero);
+    return hooks && (*hooks & (family == NPM_FAMILY_V4 ? NPM_FORWARD_V4 : NPM_FORWARD_V6));
+}
+
+/* The packet as it is now (after DNAT) into *p, from its network header; 0, or -1 when unreadable. */
+static __always_inline int npm_forward_parse(struct sk_buff *skb, __u8 family, struct npm_packet *p)
+{
+    unsigned char *head = BPF_CORE_READ(skb, head);
+    __u16 nh = BPF_CORE_READ(skb, network_header);
+    unsigned char *ip = head + nh;
+    __u32 l4;
+    if (family == NPM_FAMILY_V4) {
+        struct iphdr h;
+        if (bpf_probe_read_kernel(&h, sizeof(h), ip))
+            return -1;
+        p->family = NPM_FAMILY_V4;
+        p->protocol = h.protocol;
+        __builtin_memcpy(p->saddr, &h.saddr, 4);
+        __builtin_memcpy(p->daddr, &h.daddr, 4);
+        if (h.frag_off & bpf_htons(0x1fff))
+            return 0; /* a later fragment: no ports (conntrack reassembles before this hook) */
+        l4 = (h.ihl & 0xf) * 4;
+    } else {
+        struct ipv6hdr h;
+        if (bpf_probe_read_kernel(&h, sizeof(h), ip))
+            return -1;
+        p->family = NPM_FAMILY_V6;
+        p->protocol = h.nexthdr;
+        __builtin_memcpy(p->saddr, &h.saddr, 16);
+        __builtin_memcpy(p->daddr, &h.daddr, 16);
+        l4 = sizeof(h);
+    }
+    if (p->protocol == IPPROTO_TCP || p->protocol == IPPROTO_UDP || p->protocol == IPPROTO_SCTP) {
+        __be16 ports[2];
+        if (bpf_probe_read_kernel(ports, sizeof(ports), ip + l4) == 0) {
+            p->sport = ports[0];
+            p->dport = ports[1];
+        }
+    }
+    return 0;
+}
+
+/* The tuple the pod sent, before any DNAT: conntrack's original tuple when the packet has one and
+ * travels that way, else the packet's own. */
+static __always_inline void npm_forward_original(struct sk_buff *skb, const struct npm_packet *now,
+                                                 struct npm_packet *sent)
+{
+    *sent = *now;
+    unsigned long nfct = BPF_CORE_READ(skb, _nfct);
+    struct nf_conn *ct = (struct nf_conn *)(nfct & ~NPM_NFCT_INFOMASK);
+    if (!ct || (nfct & NPM_NFCT_INFOMASK) >= NPM_IP_CT_IS_REPLY)
+        return;
+    struct nf_conntrack_tuple *t = &ct->tuplehash[0].tuple;
+    __u8 proto = 0;
+    if (bpf_core_read(&proto, sizeof(proto), &t->dst.protonum) || proto != now->protocol)
+        return;
+    struct npm_packet o = *now;
+    if (bpf_core_read(o.saddr, 16, &t->src.u3) || bpf_core_read(o.daddr, 16, &t->dst.u3))
+        return;
+    if (now->family == NPM_FAMILY_V4) { /* the union's other 12 bytes are not ours to compare */
+        __builtin_memset(o.saddr + 4, 0, 12);
+        __builtin_memset(o.daddr + 4, 0, 12);
+    }
+    if (now->protocol == IPPROTO_TCP || now->protocol == IPPROTO_UDP || now->protocol == IPPROTO_SCTP) {
+        if (bpf_core_read(&o.sport, sizeof(o.sport), &t->src.u.all) || bpf_core_read(&o.dport, sizeof(o.dport), &t->dst.u.all))
+            return;
+    }
+    *sent = o;
+}
+
+#endif
