@@ -17,6 +17,7 @@ import io.npmagent.iptables.kernel.KernelTestSupport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -25,6 +26,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The sandbox through its contract (the CLI and the probe's JSON), as other tools drive it: a node of a
@@ -150,6 +153,64 @@ class SandboxKernelTest {
         assertThat(CliRun.of("sandbox", "down", "--name", one).exitCode()).isZero();
         assertThat(ProcessHandle.of(daemon).map(ProcessHandle::isAlive).orElse(false))
                 .as("down stops a live daemon, however long its command line").isFalse();
+    }
+
+    /**
+     * The issue's reproduction with the real kube-proxy (both modes) on the eBPF backend: a client whose
+     * egress policy admits the server pods reaches them through their Service's ClusterIP; once the policy
+     * admits only another pod, it does not, while a pod no policy selects still does.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"iptables", "nftables"})
+    void egressThroughAServiceIsJudgedOnTheBackendKubeProxyChose(String kubeProxyMode) throws IOException, InterruptedException {
+        write("client.yaml", pod("client", "client", "", "{containerPort: 80}"));
+        write("other.yaml", pod("other", "other", "", "{containerPort: 80}"));
+        write("server.yaml", pod("server", "server", "", "{containerPort: 80}"));
+        write("service.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: server, namespace: x}\n"
+                + "spec: {selector: {app: server}, ports: [{port: 8080, targetPort: 80, protocol: TCP}]}\n");
+        write("policy.yaml", egress("server"));
+        String s = name("kv");
+        CliRun up = CliRun.of("sandbox", "up", "--name", s, "--manifests", dir.toString(), "--backend", "bpf", "--kube-proxy-mode", kubeProxyMode);
+        assertThat(up.exitCode()).as(up.err()).isZero();
+        String clusterIp = clusterIp(s);
+        // kube-proxy programs the Service on its own time: wait for the pod no policy selects to get through.
+        assertThat(connectsWithin(s, "x/other", clusterIp, Duration.ofSeconds(60))).as("x/other -> %s:8080 (%s)", clusterIp, kubeProxyMode).isTrue();
+        assertThat(connectsWithin(s, "x/client", clusterIp, Duration.ofSeconds(10))).as("the policy admits the backend").isTrue();
+
+        write("policy.yaml", egress("other"));
+        probe(s); // waits until the agent enforces the new policy
+        assertThat(connects(s, "x/client", clusterIp)).as("the policy admits only x/other now").isFalse();
+        assertThat(connects(s, "x/other", clusterIp)).isTrue();
+    }
+
+    private static String egress(String to) {
+        return "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: client-out, namespace: x}\n"
+                + "spec: {podSelector: {matchLabels: {app: client}}, policyTypes: [Egress], egress: [{to: [{podSelector: {matchLabels: {app: "
+                + to + "}}}], ports: [{port: 80}]}]}\n";
+    }
+
+    private static String clusterIp(String sandbox) throws IOException {
+        Process p = new ProcessBuilder(io.npmagent.agent.cluster.KubeBinaries.binary("kubectl").toString(), "--kubeconfig",
+                CliRun.of("sandbox", "kubeconfig", "--name", sandbox).out().strip(), "get", "service", "-n", "x", "server",
+                "-o", "jsonpath={.spec.clusterIP}").redirectErrorStream(true).start();
+        String ip = new String(p.getInputStream().readAllBytes()).strip();
+        assertThat(ip).as("the Service's ClusterIP").matches("10\\.96\\.\\d+\\.\\d+");
+        return ip;
+    }
+
+    private static boolean connects(String sandbox, String pod, String ip) {
+        return CliRun.of("sandbox", "exec", "--name", sandbox, pod, "--", "timeout", "2", "bash", "-c", "</dev/tcp/" + ip + "/8080").exitCode() == 0;
+    }
+
+    private static boolean connectsWithin(String sandbox, String pod, String ip, Duration wait) throws InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (!connects(sandbox, pod, ip)) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(500);
+        }
+        return true;
     }
 
     @Test
