@@ -5,9 +5,11 @@ import io.npmagent.agent.sandbox.Convergence;
 import io.npmagent.agent.sandbox.Prober;
 import io.npmagent.agent.sandbox.Sandbox;
 import io.npmagent.agent.sandbox.SandboxLifecycle;
+import io.npmagent.agent.sandbox.ServiceTargets;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,11 +25,14 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code sandbox probe}: waits (bounded) until the agent reports the manifest directory as it is now
- * applied, then tries every ordered pair of distinct pods on every port and protocol the destination
- * serves, in both families where both pods have one. {@code --output json} prints the contract of
- * DESIGN.md: {@code {"converged": true, "results": [{"from", "to", "port", "protocol", "allowed"}]}},
- * each result also naming its {@code family}, and an {@code error} when the probe could not give a
- * verdict. Exit 0 after probing, 5 when the sandbox did not converge in time.
+ * applied and kube-proxy has programmed every Service's backends, then tries every ordered pair of
+ * distinct pods on every port and protocol the destination serves, in both families where both pods
+ * have one, and every Service port from every pod through the ClusterIP of each family. {@code --output
+ * json} prints the contract of DESIGN.md: {@code {"converged": true, "results": [{"from", "to", "port",
+ * "protocol", "allowed"}]}}, each result also naming its {@code family}, an {@code error} when the probe
+ * could not give a verdict, and through a Service {@code "service": "NS/NAME"} with the Service's port
+ * and {@code to} the backend pod when it has exactly one (else null). Exit 0 after probing, 5 when the
+ * sandbox did not converge in time.
  */
 @Command(name = "probe", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Wait until the sandbox applied its manifests, then try every pod pair on every served port.")
@@ -56,8 +61,11 @@ final class SandboxProbeCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         Sandbox sandbox = name.sandbox();
+        List<ServiceTargets.Target> services;
         try {
+            Instant start = Instant.now();
             Convergence.await(sandbox, Duration.ofSeconds(waitSeconds));
+            services = ServiceTargets.await(sandbox, Duration.ofSeconds(waitSeconds).minus(Duration.between(start, Instant.now())));
         } catch (Convergence.NotConverged e) {
             spec.commandLine().getErr().println("npm-agent sandbox probe: " + e.getMessage());
             if (output.equals("json")) {
@@ -69,7 +77,7 @@ final class SandboxProbeCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("npm-agent sandbox probe: the agent of sandbox " + sandbox.name()
                     + " is not running; probing what it left in the kernel");
         }
-        List<Prober.Result> results = Prober.probeAll(sandbox, Duration.ofMillis(timeoutMs));
+        List<Prober.Result> results = Prober.probeAll(sandbox, Duration.ofMillis(timeoutMs), services);
         if (output.equals("json")) {
             out.println(json(results));
         } else {
@@ -85,6 +93,9 @@ final class SandboxProbeCommand implements Callable<Integer> {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("from", r.from());
             row.put("to", r.to());
+            if (r.service() != null) {
+                row.put("service", r.service());
+            }
             row.put("port", r.port());
             row.put("protocol", r.protocol());
             row.put("family", r.family());
@@ -97,7 +108,7 @@ final class SandboxProbeCommand implements Callable<Integer> {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("converged", true);
         doc.put("results", rows);
-        return new GsonBuilder().disableHtmlEscaping().create().toJson(doc);
+        return new GsonBuilder().disableHtmlEscaping().serializeNulls().create().toJson(doc); // "to": null through a Service of many pods
     }
 
     /** One block per family and port: rows are sources, columns destinations; '.' allowed, 'X' denied, '!' error. */
@@ -105,11 +116,13 @@ final class SandboxProbeCommand implements Callable<Integer> {
         TreeSet<String> pods = new TreeSet<>();
         Map<String, Map<String, Character>> blocks = new LinkedHashMap<>();
         for (Prober.Result r : results) {
+            // Through a Service, the column is the Service (and its one backend, if it has one).
+            String to = r.service() == null ? r.to() : "svc " + r.service() + (r.to() == null ? "" : " -> " + r.to());
             pods.add(r.from());
-            pods.add(r.to());
+            pods.add(to);
             String block = r.family() + " " + r.protocol() + "/" + r.port();
             blocks.computeIfAbsent(block, k -> new LinkedHashMap<>())
-                    .put(r.from() + " " + r.to(), r.error() != null ? '!' : r.allowed() ? '.' : 'X');
+                    .put(r.from() + " " + to, r.error() != null ? '!' : r.allowed() ? '.' : 'X');
         }
         List<String> names = new ArrayList<>(pods);
         int width = names.stream().mapToInt(String::length).max().orElse(4) + 6;
@@ -128,6 +141,9 @@ final class SandboxProbeCommand implements Callable<Integer> {
             }
             sb.append('\n');
             for (int i = 0; i < names.size(); i++) {
+                if (names.get(i).startsWith("svc ")) {
+                    continue; // a Service is a destination only
+                }
                 sb.append(String.format("%-" + width + "s", String.format("%2d %s", i + 1, names.get(i))));
                 for (String to : names) {
                     Character c = block.getValue().get(names.get(i) + " " + to);

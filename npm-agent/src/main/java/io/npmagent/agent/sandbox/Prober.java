@@ -13,39 +13,46 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
  * Tries every ordered pair of distinct pods on every port and protocol the destination serves, in both
- * families where both have an address: one prober process per source pod, inside that pod's namespace,
- * all running at once, each trying all of its targets at once. A TCP connect or a UDP echo within the
+ * families where both have an address, and every Service port from every pod through its ClusterIP
+ * ({@link ServiceTargets}): one prober process per source pod, inside that pod's namespace, all running
+ * at once, each trying all of its targets at once. A TCP connect or a UDP echo within the
  * timeout is "allowed"; silence is "denied" (the backends drop); a refusal or an unreachable network is
  * an error, never a verdict.
  */
 public final class Prober {
     private static final Gson GSON = new Gson();
 
-    /** One probe's outcome. {@code error} is null for a verdict. */
-    public record Result(String from, String to, String family, int port, String protocol, boolean allowed, String error) {}
+    /**
+     * One probe's outcome. {@code error} is null for a verdict. Through a Service: {@code service} names it,
+     * {@code port} is the Service's, {@code to} the backend pod when it has exactly one (else null).
+     */
+    public record Result(String from, String to, String service, String family, int port, String protocol, boolean allowed,
+            String error) {}
 
     private Prober() {}
 
-    public static List<Result> probeAll(Sandbox sandbox, Duration timeout) throws IOException {
+    public static List<Result> probeAll(Sandbox sandbox, Duration timeout, List<ServiceTargets.Target> services) throws IOException {
         List<Sandbox.PodRecord> pods = sandbox.pods();
         Path script = sandbox.script("prober.py");
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, pods.size()));
         try {
             List<Future<List<Result>>> futures = new ArrayList<>();
             for (Sandbox.PodRecord from : pods) {
-                futures.add(pool.submit(() -> probeFrom(from, pods, script, timeout)));
+                futures.add(pool.submit(() -> probeFrom(from, pods, services, script, timeout)));
             }
             List<Result> out = new ArrayList<>();
             for (Future<List<Result>> f : futures) {
                 out.addAll(f.get());
             }
-            out.sort(Comparator.comparing(Result::from).thenComparing(Result::to).thenComparing(Result::protocol)
+            out.sort(Comparator.comparing(Result::from).thenComparing(r -> Objects.requireNonNullElse(r.service(), ""))
+                    .thenComparing(r -> Objects.requireNonNullElse(r.to(), "")).thenComparing(Result::protocol)
                     .thenComparingInt(Result::port).thenComparing(Result::family));
             return out;
         } catch (Exception e) {
@@ -55,7 +62,8 @@ public final class Prober {
         }
     }
 
-    private static List<Result> probeFrom(Sandbox.PodRecord from, List<Sandbox.PodRecord> pods, Path script, Duration timeout) {
+    private static List<Result> probeFrom(Sandbox.PodRecord from, List<Sandbox.PodRecord> pods, List<ServiceTargets.Target> services,
+            Path script, Duration timeout) {
         List<Result> targets = new ArrayList<>();
         List<List<Object>> request = new ArrayList<>();
         for (Sandbox.PodRecord to : pods) {
@@ -71,9 +79,15 @@ public final class Prober {
                 for (String served : to.served()) {
                     String[] pp = served.split(":");
                     int port = Integer.parseInt(pp[1]);
-                    targets.add(new Result(from.pod(), to.pod(), family, port, pp[0].toUpperCase(Locale.ROOT), false, null));
+                    targets.add(new Result(from.pod(), to.pod(), null, family, port, pp[0].toUpperCase(Locale.ROOT), false, null));
                     request.add(List.of(dst, port, pp[0]));
                 }
+            }
+        }
+        for (ServiceTargets.Target t : services) {
+            if (address(from, t.family()) != null) {
+                targets.add(new Result(from.pod(), t.backend(), t.service(), t.family(), t.port(), t.protocol(), false, null));
+                request.add(List.of(t.clusterIp(), t.port(), t.protocol().toLowerCase(Locale.ROOT)));
             }
         }
         if (targets.isEmpty()) {
@@ -91,7 +105,7 @@ public final class Prober {
             JsonArray a = answers.get(i).getAsJsonArray();
             JsonElement error = a.get(1);
             Result t = targets.get(i);
-            out.add(new Result(t.from(), t.to(), t.family(), t.port(), t.protocol(), a.get(0).getAsBoolean(),
+            out.add(new Result(t.from(), t.to(), t.service(), t.family(), t.port(), t.protocol(), a.get(0).getAsBoolean(),
                     error.isJsonNull() ? null : error.getAsString()));
         }
         return out;

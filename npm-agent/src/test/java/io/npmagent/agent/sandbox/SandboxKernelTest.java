@@ -17,7 +17,6 @@ import io.npmagent.iptables.kernel.KernelTestSupport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -157,30 +156,34 @@ class SandboxKernelTest {
 
     /**
      * The issue's reproduction with the real kube-proxy (both modes) on the eBPF backend: a client whose
-     * egress policy admits the server pods reaches them through their Service's ClusterIP; once the policy
-     * admits only another pod, it does not, while a pod no policy selects still does.
+     * egress policy admits the server pods reaches them through their Service's ClusterIP (port 8080 to
+     * targetPort 80, both families); once the policy admits only another pod, it does not, while a pod no
+     * policy selects still does. The probe waits for kube-proxy's programming and reports each Service port.
      */
     @ParameterizedTest
     @ValueSource(strings = {"iptables", "nftables"})
-    void egressThroughAServiceIsJudgedOnTheBackendKubeProxyChose(String kubeProxyMode) throws IOException, InterruptedException {
+    void egressThroughAServiceIsJudgedOnTheBackendKubeProxyChose(String kubeProxyMode) throws IOException {
         write("client.yaml", pod("client", "client", "", "{containerPort: 80}"));
         write("other.yaml", pod("other", "other", "", "{containerPort: 80}"));
         write("server.yaml", pod("server", "server", "", "{containerPort: 80}"));
         write("service.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: server, namespace: x}\n"
-                + "spec: {selector: {app: server}, ports: [{port: 8080, targetPort: 80, protocol: TCP}]}\n");
+                + "spec: {selector: {app: server}, ipFamilyPolicy: PreferDualStack, ports: [{port: 8080, targetPort: 80, protocol: TCP}]}\n");
         write("policy.yaml", egress("server"));
         String s = name("kv");
         CliRun up = CliRun.of("sandbox", "up", "--name", s, "--manifests", dir.toString(), "--backend", "bpf", "--kube-proxy-mode", kubeProxyMode);
         assertThat(up.exitCode()).as(up.err()).isZero();
-        String clusterIp = clusterIp(s);
-        // kube-proxy programs the Service on its own time: wait for the pod no policy selects to get through.
-        assertThat(connectsWithin(s, "x/other", clusterIp, Duration.ofSeconds(60))).as("x/other -> %s:8080 (%s)", clusterIp, kubeProxyMode).isTrue();
-        assertThat(connectsWithin(s, "x/client", clusterIp, Duration.ofSeconds(10))).as("the policy admits the backend").isTrue();
-
+        JsonObject admitted = probe(s);
+        for (String family : List.of("IPv4", "IPv6")) {
+            assertThat(throughService(admitted, "x/client", family)).as("the policy admits the backend (%s)", family).isTrue();
+            assertThat(throughService(admitted, "x/other", family)).isTrue();
+        }
         write("policy.yaml", egress("other"));
-        probe(s); // waits until the agent enforces the new policy
-        assertThat(connects(s, "x/client", clusterIp)).as("the policy admits only x/other now").isFalse();
-        assertThat(connects(s, "x/other", clusterIp)).isTrue();
+        JsonObject refused = probe(s);
+        for (String family : List.of("IPv4", "IPv6")) {
+            assertThat(throughService(refused, "x/client", family)).as("the policy admits only x/other now (%s)", family).isFalse();
+            assertThat(throughService(refused, "x/other", family)).isTrue();
+            assertThat(allowed(refused, "x/client", "x/other", 80, "TCP", family)).isTrue();
+        }
     }
 
     private static String egress(String to) {
@@ -189,28 +192,18 @@ class SandboxKernelTest {
                 + to + "}}}], ports: [{port: 80}]}]}\n";
     }
 
-    private static String clusterIp(String sandbox) throws IOException {
-        Process p = new ProcessBuilder(io.npmagent.agent.cluster.KubeBinaries.binary("kubectl").toString(), "--kubeconfig",
-                CliRun.of("sandbox", "kubeconfig", "--name", sandbox).out().strip(), "get", "service", "-n", "x", "server",
-                "-o", "jsonpath={.spec.clusterIP}").redirectErrorStream(true).start();
-        String ip = new String(p.getInputStream().readAllBytes()).strip();
-        assertThat(ip).as("the Service's ClusterIP").matches("10\\.96\\.\\d+\\.\\d+");
-        return ip;
-    }
-
-    private static boolean connects(String sandbox, String pod, String ip) {
-        return CliRun.of("sandbox", "exec", "--name", sandbox, pod, "--", "timeout", "2", "bash", "-c", "</dev/tcp/" + ip + "/8080").exitCode() == 0;
-    }
-
-    private static boolean connectsWithin(String sandbox, String pod, String ip, Duration wait) throws InterruptedException {
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (!connects(sandbox, pod, ip)) {
-            if (System.nanoTime() > deadline) {
-                return false;
+    /** The probe from {@code from} through Service x/server's port 8080 in {@code family}, whose one backend is x/server. */
+    private static boolean throughService(JsonObject probe, String from, String family) {
+        for (JsonElement e : probe.getAsJsonArray("results")) {
+            JsonObject r = e.getAsJsonObject();
+            if (r.has("service") && r.get("service").getAsString().equals("x/server") && r.get("from").getAsString().equals(from)
+                    && r.get("family").getAsString().equals(family) && r.get("port").getAsInt() == 8080) {
+                assertThat(r.get("to").getAsString()).as("the Service's one backend").isEqualTo("x/server");
+                assertThat(r.has("error")).as("%s", r).isFalse();
+                return r.get("allowed").getAsBoolean();
             }
-            Thread.sleep(500);
         }
-        return true;
+        throw new AssertionError("no probe " + from + " -> Service x/server TCP/8080 " + family + " in " + probe);
     }
 
     @Test
@@ -256,7 +249,7 @@ class SandboxKernelTest {
     private static boolean allowed(JsonObject probe, String from, String to, int port, String protocol, String family) {
         for (JsonElement e : probe.getAsJsonArray("results")) {
             JsonObject r = e.getAsJsonObject();
-            if (r.get("from").getAsString().equals(from) && r.get("to").getAsString().equals(to) && r.get("port").getAsInt() == port
+            if (!r.has("service") && r.get("from").getAsString().equals(from) && r.get("to").getAsString().equals(to) && r.get("port").getAsInt() == port
                     && r.get("protocol").getAsString().equals(protocol) && r.get("family").getAsString().equals(family)) {
                 return r.get("allowed").getAsBoolean();
             }

@@ -35,6 +35,10 @@ public final class ConformanceMain implements Callable<Integer> {
     @Option(names = "--backend", paramLabel = "NAME", description = "Only these backends (default: every one installed).")
     List<String> backends;
 
+    @Option(names = "--kube-proxy-mode", defaultValue = "iptables", paramLabel = "MODE",
+            description = "The sandbox's kube-proxy mode: iptables (default) or nftables.")
+    String kubeProxyMode;
+
     @Option(names = "--case", paramLabel = "TEXT", description = "Only cases whose name contains TEXT.")
     String only;
 
@@ -72,7 +76,7 @@ public final class ConformanceMain implements Callable<Integer> {
         for (String backend : chosen) {
             runs.put(backend, pool.submit(() -> {
                 List<CaseResult> results = new ArrayList<>();
-                try (SandboxCaseRun node = SandboxCaseRun.up(model, backend)) {
+                try (SandboxCaseRun node = SandboxCaseRun.up(model, backend, kubeProxyMode)) {
                     for (ConformanceCase c : cases) {
                         CaseResult r = node.run(c);
                         synchronized (out) {

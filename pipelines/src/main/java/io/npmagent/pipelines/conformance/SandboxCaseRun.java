@@ -49,19 +49,20 @@ final class SandboxCaseRun implements AutoCloseable {
      * once with the model, and each case starts by putting the model back (labels as the model has them,
      * no policies) in the same generation as its first step.
      */
-    private SandboxCaseRun(ConformanceModel model, String backend) throws IOException {
+    private SandboxCaseRun(ConformanceModel model, String backend, String kubeProxyMode) throws IOException {
         this.model = model;
         this.backend = backend;
         this.sandbox = "conf-" + backend.replace("iptables-", "ipt-");
         this.dir = Files.createTempDirectory("npm-conformance-");
         writeModel();
         // Generous waits: four backends bring up four clusters at once on a small machine.
-        CliRun up = CliRun.of("sandbox", "up", "--name", sandbox, "--manifests", dir.toString(), "--backend", backend, "--wait-seconds", "180");
+        CliRun up = CliRun.of("sandbox", "up", "--name", sandbox, "--manifests", dir.toString(), "--backend", backend,
+                "--kube-proxy-mode", kubeProxyMode, "--wait-seconds", "180");
         this.upError = up.exitCode() == 0 ? null : "sandbox up failed: " + up.err().strip();
     }
 
-    static SandboxCaseRun up(ConformanceModel model, String backend) throws IOException {
-        return new SandboxCaseRun(model, backend);
+    static SandboxCaseRun up(ConformanceModel model, String backend, String kubeProxyMode) throws IOException {
+        return new SandboxCaseRun(model, backend, kubeProxyMode);
     }
 
     private void writeModel() throws IOException {
@@ -72,6 +73,7 @@ final class SandboxCaseRun implements AutoCloseable {
         }
         writeNamespaces(dir, model.namespaces());
         model.pods().forEach(p -> writePod(dir, p));
+        writeServices(dir, model.pods());
     }
 
     ConformanceMain.CaseResult run(ConformanceCase c) throws IOException {
@@ -128,13 +130,17 @@ final class SandboxCaseRun implements AutoCloseable {
                         stepWrong.add("step " + step.number() + ": sandbox probe failed: " + probe.err().strip());
                         break;
                     }
+                    // Pod to pod, and through each pod's own Service (one backend, the same port numbers): as upstream's
+                    // suite probes, a Service probe must have its pod probe's verdict (judged after DNAT).
                     Map<String, JsonObject> results = new HashMap<>();
+                    Map<String, JsonObject> viaService = new HashMap<>();
                     for (JsonElement e : GSON.fromJson(probe.out(), JsonObject.class).getAsJsonArray("results")) {
                         JsonObject r = e.getAsJsonObject();
-                        if (r.get("family").getAsString().equals("IPv4")) {
-                            results.put(key(r.get("from").getAsString(), r.get("to").getAsString(), r.get("port").getAsInt(),
-                                    r.get("protocol").getAsString()), r);
+                        if (!r.get("family").getAsString().equals("IPv4") || r.get("to").isJsonNull()) {
+                            continue;
                         }
+                        (r.has("service") ? viaService : results).put(key(r.get("from").getAsString(), r.get("to").getAsString(),
+                                r.get("port").getAsInt(), r.get("protocol").getAsString()), r);
                     }
                     for (ConformanceCase.Probe p : step.probes()) {
                         for (Pod from : pods.values()) {
@@ -146,17 +152,21 @@ final class SandboxCaseRun implements AutoCloseable {
                                     stepSkipped++;
                                     continue;
                                 }
-                                stepChecked++;
                                 boolean expected = step.expected(from.key(), to.key(), p);
-                                JsonObject r = results.get(key(from.key().toString(), to.key().toString(), p.port(), p.protocol().name()));
+                                String k = key(from.key().toString(), to.key().toString(), p.port(), p.protocol().name());
                                 String where = "step " + step.number() + " " + from.key() + " -> " + to.key() + " " + p.protocol() + "/" + p.port();
-                                if (r == null) {
-                                    stepWrong.add(where + ": not probed");
-                                } else if (r.has("error")) {
-                                    stepWrong.add(where + ": " + r.get("error").getAsString());
-                                } else if (r.get("allowed").getAsBoolean() != expected) {
-                                    stepWrong.add(where + ": expected " + (expected ? "allow" : "deny") + ", packets were "
-                                            + (expected ? "denied" : "allowed"));
+                                for (int via = 0; via < 2; via++) {
+                                    stepChecked++;
+                                    JsonObject r = (via == 0 ? results : viaService).get(k);
+                                    String at = via == 0 ? where : where + " through Service " + serviceName(to);
+                                    if (r == null) {
+                                        stepWrong.add(at + ": not probed");
+                                    } else if (r.has("error")) {
+                                        stepWrong.add(at + ": " + r.get("error").getAsString());
+                                    } else if (r.get("allowed").getAsBoolean() != expected) {
+                                        stepWrong.add(at + ": expected " + (expected ? "allow" : "deny") + ", packets were "
+                                                + (expected ? "denied" : "allowed"));
+                                    }
                                 }
                             }
                         }
@@ -205,6 +215,28 @@ final class SandboxCaseRun implements AutoCloseable {
                     "metadata", Map.of("name", ns.name(), "labels", ns.labels()))));
         }
         write(dir.resolve("namespaces.yaml"), sb.toString());
+    }
+
+    /** Upstream's names: Service s-POD in the pod's namespace, selecting it by its pod label. */
+    private static String serviceName(Pod pod) {
+        return pod.namespace() + "/s-" + pod.name();
+    }
+
+    /** A Service per pod, one port per served TCP and UDP port at the same number (SCTP: no sockets here). */
+    private static void writeServices(Path dir, List<Pod> pods) {
+        StringBuilder sb = new StringBuilder();
+        for (Pod pod : pods) {
+            List<Map<String, Object>> ports = new ArrayList<>();
+            for (ContainerPort p : pod.ports()) {
+                if (p.protocol() != Protocol.SCTP) {
+                    ports.add(Map.of("name", p.name(), "port", p.port(), "targetPort", p.port(), "protocol", p.protocol().name()));
+                }
+            }
+            sb.append("---\n").append(yaml(Map.of("apiVersion", "v1", "kind", "Service",
+                    "metadata", Map.of("namespace", pod.namespace(), "name", "s-" + pod.name()),
+                    "spec", Map.of("selector", Map.of("pod", pod.labels().get("pod")), "ports", ports))));
+        }
+        write(dir.resolve("services.yaml"), sb.toString());
     }
 
     private static void writePod(Path dir, Pod pod) {

@@ -119,12 +119,12 @@ final class ManifestSet {
             return;
         }
         String wanted = switch (kind) {
-            case "Namespace", "Pod" -> "v1";
+            case "Namespace", "Pod", "Service" -> "v1";
             case "NetworkPolicy" -> "networking.k8s.io/v1";
             default -> null;
         };
         if (wanted == null) {
-            report(at + ": unsupported kind (Namespace, Pod and NetworkPolicy are read)");
+            report(at + ": unsupported kind (Namespace, Pod and NetworkPolicy are read, Service accepted)");
             return;
         }
         if (!wanted.equals(apiVersion)) {
@@ -145,6 +145,10 @@ final class ManifestSet {
                     put(namespaces, ObjectRef.namespace(ns.name()), where, ns);
                 }
                 case "Pod" -> addPod(decode(object, V1Pod.class), where);
+                case "Service" -> {
+                    // Accepted, not modelled: policy is judged on the backend after kube-proxy's DNAT, so a
+                    // Service changes no verdict; the sandbox applies it for kube-proxy.
+                }
                 default -> {
                     V1NetworkPolicy v1 = decode(object, V1NetworkPolicy.class);
                     defaultNamespace(v1.getMetadata());

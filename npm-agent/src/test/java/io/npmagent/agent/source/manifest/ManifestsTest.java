@@ -105,6 +105,21 @@ class ManifestsTest {
     }
 
     @Test
+    void aServiceIsAcceptedAndChangesNothing() {
+        String service = """
+                apiVersion: v1
+                kind: Service
+                metadata: {name: api, namespace: shop}
+                spec: {selector: {app: api}, ports: [{port: 80, targetPort: http}]}
+                """;
+        ParsedManifests parsed = Manifests.parse(NAMESPACE + "---\n" + service + "---\n" + pod("shop", "api", "api"), "shop/app.yaml");
+
+        assertThat(parsed.errors()).isEmpty();
+        assertThat(parsed.pods()).hasSize(1);
+        assertThat(parsed.policies()).isEmpty();
+    }
+
+    @Test
     void unsupportedKindIsAnErrorNamingTheDocumentAndTheRestLoads() {
         String deployment = """
                 apiVersion: apps/v1
@@ -470,7 +485,7 @@ class ManifestsTest {
 
         assertThat(parsed.namespaces()).extracting(Namespace::name).containsExactly("a");
         assertThat(parsed.errors()).containsExactly("l.yaml document 1 item 1 (Secret a/s): unsupported kind "
-                + "(Namespace, Pod and NetworkPolicy are read)");
+                + "(Namespace, Pod and NetworkPolicy are read, Service accepted)");
     }
 
     @Test
