@@ -23,6 +23,14 @@ static __always_inline int npm_after_dnat(__u32 identity)
     return identity == NPM_IDENTITY_WORLD || (identity >= NPM_IDENTITY_ATOM_BASE && identity != NPM_IDENTITY_ANY);
 }
 
+/* The one rule for a peer, at tc and at the forward hook: the node always; else the pod's entries for
+ * the peer's identity or ANY, in the copy of the state packets read now. */
+static __always_inline int npm_peer_admitted(__u8 version, __u8 direction, __u32 endpoint, __u32 identity,
+                                             const struct npm_packet *p)
+{
+    return identity == NPM_IDENTITY_HOST || npm_admitted(version, direction, endpoint, identity, p);
+}
+
 /* *endpoint is set when the packet is a local pod's. */
 static __always_inline int npm_verdict(struct __sk_buff *skb, __u8 direction, struct npm_endpoint **endpoint_out)
 {
@@ -49,7 +57,7 @@ static __always_inline int npm_verdict(struct __sk_buff *skb, __u8 direction, st
             skb->mark |= NPM_MARK_DEFERRED; /* judged by npm_forward(), which remembers what it admits */
             return NPM_PASS;
         }
-        if (identity != NPM_IDENTITY_HOST && !npm_admitted(version, direction, endpoint, identity, &p))
+        if (!npm_peer_admitted(version, direction, endpoint, identity, &p))
             return npm_drop(endpoint, direction, skb);
     }
     npm_ct_create(endpoint, direction, &p);
@@ -103,7 +111,7 @@ int npm_forward(struct bpf_nf_ctx *ctx)
     }
     if (ep->isolated[NPM_EGRESS]) {
         __u32 identity = npm_identity(version, family, now.daddr);
-        if (identity != NPM_IDENTITY_HOST && !npm_admitted(version, NPM_EGRESS, ep->id, identity, &now)) {
+        if (!npm_peer_admitted(version, NPM_EGRESS, ep->id, identity, &now)) {
             npm_count_drop(ep->id, NPM_EGRESS, skb->len);
             return NPM_NF_DROP;
         }

@@ -1,11 +1,11 @@
 /* Egress to an address that may be a Service's: judged after kube-proxy's DNAT, on the backend it
  * chose. At the pod's interface (tc) the destination is still the ClusterIP, which is no pod; so a
  * packet of an egress-isolated pod to an address that is no pod (WORLD, or an ipBlock's atom) is not
- * judged there but marked (NPM_MARK_DEFERRED) and judged at the netfilter forward hook, where the
- * destination is the backend's. What that hook admits is remembered in npm_ct under the tuple the
- * pod sent (conntrack's original tuple: the ClusterIP's), so the flow's later packets and its
- * replies, which come back from the ClusterIP, pass at tc as any other flow's. Only while the hook
- * is attached for the family (npm_state's forward_hooks) does tc defer; without it, tc judges the
+ * judged there but marked (NPM_MARK_DEFERRED) and judged at the netfilter forward (and local-in)
+ * hook, where the destination is the backend's. What that hook admits is remembered in npm_ct under
+ * the tuple the pod sent (conntrack's original tuple: the ClusterIP's), so the flow's later packets
+ * and its replies, which come back from the ClusterIP, pass at tc as any other flow's. Only while the
+ * hook is attached for the family (npm_forward_hooks) does tc defer; without it, tc judges the
  * ClusterIP itself, which admits less, never more.
  *
  * The kernel structs are read with CO-RE (libbpf relocates these fields against the running
@@ -23,8 +23,8 @@
 #define NPM_NF_DROP 0
 #define NPM_NF_ACCEPT 1
 
-/* npm_forward_hooks's bits: the forward hook is attached for IPv4, for IPv6 (the agent sets them once its
- * links exist, and clears them before it removes a link). */
+/* npm_forward_hooks's bits: the hooks are attached for IPv4, for IPv6 (the agent sets a family's bit
+ * once all its links exist; uninstall detaches tc before it removes the links). */
 #define NPM_FORWARD_V4 1
 #define NPM_FORWARD_V6 2
 

@@ -83,7 +83,8 @@ public final class BpfBackend implements Backend {
     private final BpfProgram toPod;
     /** The netfilter forward hook, null on a kernel without netfilter programs (then tc judges all). */
     private final ForwardHooks forward;
-    private final String forwardProblem;
+    private static final String NO_NETFILTER = "this kernel loads no netfilter programs (BPF_PROG_TYPE_NETFILTER, Linux 6.4): "
+            + "egress to addresses that are no pod is judged before DNAT, so a policy admitting a Service's pods does not admit its ClusterIP";
     private final String netnsName;
     private final NetnsThread netns;
     private final CommandRunner ip;
@@ -199,13 +200,10 @@ public final class BpfBackend implements Backend {
         if (forwardProgram != null) {
             pin(forwardProgram, "prog_" + ForwardHooks.PROGRAM);
             this.forward = ForwardHooks.attach(forwardProgram, forwardHooks, pinDir, this.netns);
-            this.forwardProblem = forward.problem();
         } else {
-            forwardHooks.update(new byte[4], new byte[4]); // no hook: tc judges every packet itself
+            ForwardHooks.writeBits(forwardHooks, 0); // no hook: tc judges every packet itself
             forwardHooks.close();
             this.forward = null;
-            this.forwardProblem = "this kernel loads no netfilter programs (BPF_PROG_TYPE_NETFILTER, Linux 6.4): egress to "
-                    + "addresses that are no pod is judged before DNAT, so a policy admitting a Service's pods does not admit its ClusterIP";
         }
         this.ip = ip;
         this.podInterfaces = new PodInterfaces(new InterfaceResolver(ip));
@@ -320,8 +318,8 @@ public final class BpfBackend implements Backend {
     }
 
     /** Null when egress to Services is judged after DNAT in both families; else what is not, and why. */
-    public String forwardHookProblem() {
-        return forwardProblem;
+    public synchronized String forwardHookProblem() {
+        return forward == null ? NO_NETFILTER : forward.problem();
     }
 
     /** Local pods whose interface was not found at the last batch or reconcile, so not enforced yet. */

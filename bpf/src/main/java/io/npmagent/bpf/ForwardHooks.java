@@ -11,8 +11,9 @@ import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The forward hook of forward.h: {@code npm_forward} linked at the netfilter forward and local-in hooks of
@@ -41,8 +42,10 @@ final class ForwardHooks implements AutoCloseable {
     private final BpfMap hooks;
     private final Path pinDir;
     private final NetnsThread netns;
-    private final List<NetfilterLink> links = new ArrayList<>();
-    private String problem;
+    /** This run's links by pin: the descriptors keep a link alive while its pin is being replaced. */
+    private final Map<Path, NetfilterLink> links = new HashMap<>();
+    /** Why a family has no hook, by family; empty when both have theirs. */
+    private final Map<Integer, String> problems = new TreeMap<>();
 
     private ForwardHooks(BpfProgram program, BpfMap hooks, Path pinDir, NetnsThread netns) {
         this.program = program;
@@ -54,30 +57,39 @@ final class ForwardHooks implements AutoCloseable {
     /** Links {@code program} for both families (a family that fails is left to tc, and said why). */
     static ForwardHooks attach(BpfProgram program, BpfMap hooks, Path pinDir, NetnsThread netns) {
         ForwardHooks h = new ForwardHooks(program, hooks, pinDir, netns);
-        h.linkAll();
+        h.link(true);
         return h;
     }
 
-    private void linkAll() {
+    /**
+     * Links every (family, hook) ({@code all}, a new run's program), or only those whose pin is gone or
+     * runs another program; then tells tc which families have all their hooks. Returns how many it linked.
+     */
+    private int link(boolean all) {
+        int linked = 0;
         int bits = 0;
-        problem = null;
-        links.forEach(NetfilterLink::close);
-        links.clear();
         for (int i = 0; i < FAMILIES.length; i++) {
             int family = FAMILIES[i];
             try {
                 for (int hook : HOOKS) {
-                    link(family, hook);
+                    if (all || !runsOurs(pin(family, hook))) {
+                        link(family, hook);
+                        linked++;
+                    }
                 }
+                problems.remove(family);
                 bits |= 1 << i;
             } catch (BpfException | IOException e) {
-                problem = "no forward hook for " + (family == NetfilterLink.NFPROTO_IPV4 ? "IPv4" : "IPv6") + " (" + e.getMessage()
-                        + "): its egress to addresses that are no pod is judged before DNAT, so a policy admitting a Service's pods "
-                        + "does not admit its ClusterIP";
-                LOG.log(System.Logger.Level.WARNING, "bpf: " + problem);
+                String problem = "no forward hook for " + (family == NetfilterLink.NFPROTO_IPV4 ? "IPv4" : "IPv6") + " ("
+                        + e.getMessage() + "): its egress to addresses that are no pod is judged before DNAT, so a policy "
+                        + "admitting a Service's pods does not admit its ClusterIP";
+                if (!problem.equals(problems.put(family, problem))) {
+                    LOG.log(System.Logger.Level.WARNING, "bpf: " + problem);
+                }
             }
         }
-        setBits(bits);
+        writeBits(hooks, bits);
+        return linked;
     }
 
     private void link(int family, int hook) throws IOException {
@@ -86,13 +98,22 @@ final class ForwardHooks implements AutoCloseable {
         Path pin = pin(family, hook);
         int priority = priorityOf(pin) == PRIORITY ? PRIORITY + 1 : PRIORITY;
         NetfilterLink link = netns.get(() -> NetfilterLink.attach(program, family, hook, priority));
-        links.add(link);
         // Pinned aside (bpffs refuses dots in names), then moved over the old pin in one rename: the old
-        // link ends there, and a crash at any point leaves one link pinned.
+        // link ends there (once this run's descriptor of it, if any, is closed), and a crash at any point
+        // leaves one link pinned.
         Path fresh = pin.resolveSibling(pin.getFileName() + "_new");
-        Files.deleteIfExists(fresh);
-        link.pin(fresh);
-        Files.move(fresh, pin, StandardCopyOption.REPLACE_EXISTING);
+        try {
+            Files.deleteIfExists(fresh);
+            link.pin(fresh);
+            Files.move(fresh, pin, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException | RuntimeException e) {
+            link.close();
+            throw e;
+        }
+        NetfilterLink old = links.put(pin, link);
+        if (old != null) {
+            old.close();
+        }
     }
 
     /** The priority of the link pinned at {@code pin}, 0 when there is none. */
@@ -107,9 +128,10 @@ final class ForwardHooks implements AutoCloseable {
         }
     }
 
-    private void setBits(int bits) {
-        byte[] value = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(bits).array();
-        hooks.update(ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0).array(), value);
+    /** npm_forward_hooks: which families tc may leave egress to the hook (1 IPv4, 2 IPv6; 0: tc judges all). */
+    static void writeBits(BpfMap hooks, int bits) {
+        hooks.update(ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(0).array(),
+                ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(bits).array());
     }
 
     Path pin(int family, int hook) {
@@ -117,21 +139,13 @@ final class ForwardHooks implements AutoCloseable {
                 + (family == NetfilterLink.NFPROTO_IPV4 ? "_v4" : "_v6"));
     }
 
-    /** Links again when a pin is gone or no longer runs this program (someone removed it); returns how many. */
+    /** Links again where a pin is gone or no longer runs this program (someone removed it); returns how many. */
     int repair() {
-        int missing = 0;
-        for (int family : FAMILIES) {
-            for (int hook : HOOKS) {
-                if (!runsOurs(pin(family, hook))) {
-                    missing++;
-                }
-            }
+        int linked = link(false);
+        if (linked > 0) {
+            LOG.log(System.Logger.Level.WARNING, "bpf: {0} forward hook link(s) were gone; linked again", linked);
         }
-        if (missing > 0) {
-            LOG.log(System.Logger.Level.WARNING, "bpf: {0} forward hook link(s) gone; linking again", missing);
-            linkAll();
-        }
-        return missing;
+        return linked;
     }
 
     private boolean runsOurs(Path pin) {
@@ -147,12 +161,12 @@ final class ForwardHooks implements AutoCloseable {
 
     /** Null when both families have their hook, else what is missing and what that means. */
     String problem() {
-        return problem;
+        return problems.isEmpty() ? null : String.join("; ", problems.values());
     }
 
     @Override
     public void close() {
-        links.forEach(NetfilterLink::close); // the pins keep the links
+        links.values().forEach(NetfilterLink::close); // the pins keep the links
         links.clear();
         program.close();
         hooks.close();

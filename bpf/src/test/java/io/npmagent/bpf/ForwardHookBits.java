@@ -1,8 +1,6 @@
 package io.npmagent.bpf;
 
 import io.npmagent.bpf.libbpf.BpfMap;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 
 /**
@@ -15,7 +13,7 @@ final class ForwardHookBits {
 
     static void set(Path pinDir, int bits) {
         try (BpfMap hooks = BpfMap.openPinned(pinDir.resolve(ForwardHooks.MAP))) {
-            hooks.update(new byte[4], ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(bits).array());
+            ForwardHooks.writeBits(hooks, bits);
         }
     }
 }

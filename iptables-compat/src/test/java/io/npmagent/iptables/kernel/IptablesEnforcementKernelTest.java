@@ -21,6 +21,13 @@ class IptablesEnforcementKernelTest {
         }
     }
 
+    /** Pods a, b and c for {@code variant}, which needs ipset and its restore command. */
+    private PodNetwork network(IptablesVariant variant) {
+        KernelTestSupport.require("ipset", variant.restore(Family.IPV4));
+        net = PodNetwork.create("a", "b", "c");
+        return net;
+    }
+
     private static Backend backend(IptablesVariant variant, PodNetwork net) {
         return new IptablesBackend(variant, net.node().runner(), new Metrics(new PrometheusRegistry()), IptablesBackend.Settings.DEFAULTS);
     }
@@ -28,34 +35,30 @@ class IptablesEnforcementKernelTest {
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)
     void policiesDecideWhichConnectionsGetThrough(IptablesVariant variant) {
-        KernelTestSupport.require("ipset", variant.restore(Family.IPV4));
-        net = PodNetwork.create("a", "b", "c");
-        PacketScenarios.policiesDecideWhichConnectionsGetThrough(net, backend(variant, net));
+        PodNetwork n = network(variant);
+        PacketScenarios.policiesDecideWhichConnectionsGetThrough(n, backend(variant, n));
     }
 
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)
     void aNewConnectionOnAReusedPortMeetsThePolicyOfNow(IptablesVariant variant) {
-        KernelTestSupport.require("ipset", variant.restore(Family.IPV4));
-        net = PodNetwork.create("a", "b", "c");
-        PacketScenarios.aNewConnectionOnAReusedPortMeetsThePolicyOfNow(net, backend(variant, net));
+        PodNetwork n = network(variant);
+        PacketScenarios.aNewConnectionOnAReusedPortMeetsThePolicyOfNow(n, backend(variant, n));
     }
 
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)
     void serviceTrafficIsJudgedOnTheBackend(IptablesVariant variant) {
-        KernelTestSupport.require("ipset", variant.restore(Family.IPV4), "iptables", "ip6tables");
-        net = PodNetwork.create("a", "b", "c");
-        PacketScenarios.serviceTrafficIsJudgedOnTheBackend(net, backend(variant, net));
+        PodNetwork n = network(variant);
+        PacketScenarios.serviceTrafficIsJudgedOnTheBackend(n, backend(variant, n));
     }
 
     /** The jump from FORWARD deleted by hand (both families), then every ipset emptied. */
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)
     void driftIsRepaired(IptablesVariant variant) {
-        KernelTestSupport.require("ipset", variant.restore(Family.IPV4));
-        net = PodNetwork.create("a", "b", "c");
-        PacketScenarios.driftIsRepaired(net, backend(variant, net), new PacketScenarios.Tamper() {
+        PodNetwork pods = network(variant);
+        PacketScenarios.driftIsRepaired(pods, backend(variant, pods), new PacketScenarios.Tamper() {
             @Override
             public void unhookB(PodNetwork n) {
                 for (Family f : Family.values()) {
@@ -74,8 +77,6 @@ class IptablesEnforcementKernelTest {
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)
     void aRestartedAgentKeepsEnforcingWhileItAdopts(IptablesVariant variant) {
-        KernelTestSupport.require("ipset", variant.restore(Family.IPV4));
-        net = PodNetwork.create("a", "b", "c");
-        PacketScenarios.aRestartedAgentKeepsEnforcingWhileItAdopts(net, n -> backend(variant, n));
+        PacketScenarios.aRestartedAgentKeepsEnforcingWhileItAdopts(network(variant), n -> backend(variant, n));
     }
 }

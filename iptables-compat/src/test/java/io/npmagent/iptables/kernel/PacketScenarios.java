@@ -160,6 +160,7 @@ public final class PacketScenarios {
      * the Service range does not; and the replies get back to a pod that admits no ingress at all.
      */
     public static void serviceTrafficIsJudgedOnTheBackend(PodNetwork net, Backend backend) {
+        KernelTestSupport.require("iptables", "ip6tables"); // kube-proxy's DNAT, as kube-proxy's iptables mode writes it
         PacketScenarios s = new PacketScenarios(net, backend);
         IpAddress[] service = {IpAddress.parse("10.96.0.50"), IpAddress.parse("fd00:10:96::50")};
         for (int i = 0; i < 2; i++) {

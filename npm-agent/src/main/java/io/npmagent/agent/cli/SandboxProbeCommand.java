@@ -114,11 +114,13 @@ final class SandboxProbeCommand implements Callable<Integer> {
     /** One block per family and port: rows are sources, columns destinations; '.' allowed, 'X' denied, '!' error. */
     static String table(List<Prober.Result> results) {
         TreeSet<String> pods = new TreeSet<>();
+        TreeSet<String> sources = new TreeSet<>();
         Map<String, Map<String, Character>> blocks = new LinkedHashMap<>();
         for (Prober.Result r : results) {
             // Through a Service, the column is the Service (and its one backend, if it has one).
             String to = r.service() == null ? r.to() : "svc " + r.service() + (r.to() == null ? "" : " -> " + r.to());
             pods.add(r.from());
+            sources.add(r.from());
             pods.add(to);
             String block = r.family() + " " + r.protocol() + "/" + r.port();
             blocks.computeIfAbsent(block, k -> new LinkedHashMap<>())
@@ -141,7 +143,7 @@ final class SandboxProbeCommand implements Callable<Integer> {
             }
             sb.append('\n');
             for (int i = 0; i < names.size(); i++) {
-                if (names.get(i).startsWith("svc ")) {
+                if (!sources.contains(names.get(i))) {
                     continue; // a Service is a destination only
                 }
                 sb.append(String.format("%-" + width + "s", String.format("%2d %s", i + 1, names.get(i))));

@@ -1,6 +1,7 @@
 package io.npmagent.agent.sandbox;
 
 import io.npmagent.agent.backend.Backends;
+import io.npmagent.agent.cluster.Logs;
 import io.npmagent.agent.run.AgentStatus;
 import io.npmagent.bpf.libbpf.Capabilities;
 import io.npmagent.dataplane.bandwidth.BandwidthSettings;
@@ -206,7 +207,7 @@ public final class SandboxLifecycle {
     }
 
     private static String tail(Path log) {
-        return "\n--- last lines of " + log + " ---\n" + io.npmagent.agent.cluster.Logs.tail(log, 15);
+        return "\n--- last lines of " + log + " ---\n" + Logs.tail(log, 15);
     }
 
     private static void must(CommandRunner host, String... argv) {

@@ -155,19 +155,9 @@ final class SandboxCaseRun implements AutoCloseable {
                                 boolean expected = step.expected(from.key(), to.key(), p);
                                 String k = key(from.key().toString(), to.key().toString(), p.port(), p.protocol().name());
                                 String where = "step " + step.number() + " " + from.key() + " -> " + to.key() + " " + p.protocol() + "/" + p.port();
-                                for (int via = 0; via < 2; via++) {
-                                    stepChecked++;
-                                    JsonObject r = (via == 0 ? results : viaService).get(k);
-                                    String at = via == 0 ? where : where + " through Service " + serviceName(to);
-                                    if (r == null) {
-                                        stepWrong.add(at + ": not probed");
-                                    } else if (r.has("error")) {
-                                        stepWrong.add(at + ": " + r.get("error").getAsString());
-                                    } else if (r.get("allowed").getAsBoolean() != expected) {
-                                        stepWrong.add(at + ": expected " + (expected ? "allow" : "deny") + ", packets were "
-                                                + (expected ? "denied" : "allowed"));
-                                    }
-                                }
+                                stepChecked += 2;
+                                check(stepWrong, where, results.get(k), expected);
+                                check(stepWrong, where + " through Service " + serviceName(to), viaService.get(k), expected);
                             }
                         }
                     }
@@ -215,6 +205,17 @@ final class SandboxCaseRun implements AutoCloseable {
                     "metadata", Map.of("name", ns.name(), "labels", ns.labels()))));
         }
         write(dir.resolve("namespaces.yaml"), sb.toString());
+    }
+
+    /** Adds to {@code wrong} what is wrong with probe result {@code r} (null: not probed) at {@code where}. */
+    private static void check(List<String> wrong, String where, JsonObject r, boolean expected) {
+        if (r == null) {
+            wrong.add(where + ": not probed");
+        } else if (r.has("error")) {
+            wrong.add(where + ": " + r.get("error").getAsString());
+        } else if (r.get("allowed").getAsBoolean() != expected) {
+            wrong.add(where + ": expected " + (expected ? "allow" : "deny") + ", packets were " + (expected ? "denied" : "allowed"));
+        }
     }
 
     /** Upstream's names: Service s-POD in the pod's namespace, selecting it by its pod label. */

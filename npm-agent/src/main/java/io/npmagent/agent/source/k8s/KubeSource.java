@@ -5,6 +5,8 @@ import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.apis.NetworkingV1Api;
 import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1NamespaceList;
 import io.kubernetes.client.openapi.models.V1NetworkPolicy;
@@ -59,8 +61,8 @@ public final class KubeSource implements AutoCloseable {
      */
     public KubeSource(ApiClient client, Duration resync) {
         this.factory = new SharedInformerFactory(client);
-        io.kubernetes.client.openapi.apis.CoreV1Api core = new io.kubernetes.client.openapi.apis.CoreV1Api(client);
-        io.kubernetes.client.openapi.apis.NetworkingV1Api networking = new io.kubernetes.client.openapi.apis.NetworkingV1Api(client);
+        CoreV1Api core = new CoreV1Api(client);
+        NetworkingV1Api networking = new NetworkingV1Api(client);
         long resyncMs = resync.toMillis();
         this.namespaces = factory.sharedIndexInformerFor(new PagedListerWatcher<>(
                 new GenericKubernetesApi<>(V1Namespace.class, V1NamespaceList.class, "", "v1", "namespaces", client),
