@@ -3,8 +3,9 @@
  * about them (ct.h); otherwise, if the pod is isolated for the direction, the peer's identity
  * (peers.h) or ANY must be admitted by the pod's policy entries (policy.h) in the copy of the state
  * packets read now (state.h), else it is dropped and counted (drop.h). The node itself is always
- * admitted. Egress to an address that is no pod is judged in npm_forward() instead, after kube-proxy's
- * DNAT (forward.h). What policy passes then meets the pod's rate limit for the direction
+ * admitted, and so is a pod reaching itself. Egress to an address that is no pod is judged in
+ * npm_forward() instead, after kube-proxy's DNAT; new connections through a Service to a pod are
+ * judged there too, on their source before kube-proxy's SNAT (forward.h). What policy passes then meets the pod's rate limit for the direction
  * (bandwidth.h). Anything that is not IPv4 or IPv6, IPv6 neighbour discovery, and packets on an
  * interface that is no local pod's pass untouched. */
 #include "lib/common.h"
@@ -57,7 +58,9 @@ static __always_inline int npm_verdict(struct __sk_buff *skb, __u8 direction, st
             skb->mark |= NPM_MARK_DEFERRED; /* judged by npm_forward(), which remembers what it admits */
             return NPM_PASS;
         }
-        if (!npm_peer_admitted(version, direction, endpoint, identity, &p))
+        /* Back into the pod it came from (its own Service, not masqueraded): loopback follows no policy (forward.h). */
+        int loopback = direction == NPM_INGRESS && npm_loopback(skb->ingress_ifindex, skb->ifindex);
+        if (!loopback && !npm_peer_admitted(version, direction, endpoint, identity, &p))
             return npm_drop(endpoint, direction, skb);
     }
     npm_ct_create(endpoint, direction, &p);
@@ -86,30 +89,25 @@ int npm_to_pod(struct __sk_buff *skb)
     return npm_handle(skb, NPM_INGRESS);
 }
 
-/* At the netfilter forward and local-in hooks (IPv4 and IPv6), after DNAT: the packets tc deferred,
- * judged on the destination kube-proxy chose (at local in: the node, always admitted, remembered for
- * the replies). */
-SEC("netfilter")
-int npm_forward(struct bpf_nf_ctx *ctx)
+/* Egress of a packet tc deferred (NPM_MARK_DEFERRED), from the local pod it came in from, judged on
+ * the destination kube-proxy chose; what it admits is remembered under the tuple the pod sent. */
+static __always_inline int npm_forward_egress(struct bpf_nf_ctx *ctx, __u8 version, __u8 family)
 {
     struct sk_buff *skb = ctx->skb;
-    if (!(skb->mark & NPM_MARK_DEFERRED))
-        return NPM_NF_ACCEPT;
     struct net_device *in = ctx->state->in;
     if (!in)
         return NPM_NF_ACCEPT;
-    __u8 version = npm_version();
     struct npm_endpoint_key ek = { .ifindex = in->ifindex, .version = version };
     struct npm_endpoint *ep = bpf_map_lookup_elem(&npm_endpoints, &ek);
     if (!ep)
         return NPM_NF_ACCEPT; /* no local pod's (any more): as at tc */
-    __u8 family = ctx->state->pf == 2 /* NFPROTO_IPV4 */ ? NPM_FAMILY_V4 : NPM_FAMILY_V6;
     struct npm_packet now = {};
     if (npm_forward_parse(skb, family, &now) < 0) {
         npm_count_drop(ep->id, NPM_EGRESS, skb->len);
         return NPM_NF_DROP; /* unreadable: never judged open */
     }
-    if (ep->isolated[NPM_EGRESS]) {
+    struct net_device *out = ctx->state->out;
+    if (ep->isolated[NPM_EGRESS] && !(out && npm_loopback(in->ifindex, out->ifindex))) {
         __u32 identity = npm_identity(version, family, now.daddr);
         if (!npm_peer_admitted(version, NPM_EGRESS, ep->id, identity, &now)) {
             npm_count_drop(ep->id, NPM_EGRESS, skb->len);
@@ -120,6 +118,53 @@ int npm_forward(struct bpf_nf_ctx *ctx)
     npm_forward_original(skb, &now, &sent);
     npm_ct_create(ep->id, NPM_EGRESS, &sent);
     return NPM_NF_ACCEPT;
+}
+
+/* Ingress of a new translated connection to the local pod it goes out to, judged on its source
+ * before SNAT (forward.h says why). The rest of the connection, and whatever DNAT did not touch, is
+ * tc's alone. */
+static __always_inline int npm_forward_ingress(struct bpf_nf_ctx *ctx, __u8 version, __u8 family)
+{
+    struct sk_buff *skb = ctx->skb;
+    if ((BPF_CORE_READ(skb, _nfct) & NPM_NFCT_INFOMASK) != NPM_IP_CT_NEW)
+        return NPM_NF_ACCEPT;
+    struct net_device *out = ctx->state->out;
+    if (!out)
+        return NPM_NF_ACCEPT; /* local in: to the node */
+    struct npm_endpoint_key ek = { .ifindex = out->ifindex, .version = version };
+    struct npm_endpoint *ep = bpf_map_lookup_elem(&npm_endpoints, &ek);
+    if (!ep || !ep->isolated[NPM_INGRESS])
+        return NPM_NF_ACCEPT;
+    struct npm_packet now = {};
+    if (npm_forward_parse(skb, family, &now) < 0) {
+        npm_count_drop(ep->id, NPM_INGRESS, skb->len);
+        return NPM_NF_DROP;
+    }
+    struct npm_packet sent;
+    npm_forward_original(skb, &now, &sent);
+    struct net_device *in = ctx->state->in;
+    if (!npm_translated(&sent, &now) || (in && npm_loopback(in->ifindex, out->ifindex)))
+        return NPM_NF_ACCEPT;
+    __u32 identity = npm_identity(version, family, now.saddr);
+    if (!npm_peer_admitted(version, NPM_INGRESS, ep->id, identity, &now)) {
+        npm_count_drop(ep->id, NPM_INGRESS, skb->len);
+        return NPM_NF_DROP;
+    }
+    return NPM_NF_ACCEPT;
+}
+
+/* At the netfilter forward and local-in hooks (IPv4 and IPv6), after DNAT and before SNAT: the
+ * packets tc deferred, judged on the destination kube-proxy chose (at local in: the node, always
+ * admitted, remembered for the replies); and new translated connections to an ingress-isolated local
+ * pod, judged on their source as it was before SNAT. */
+SEC("netfilter")
+int npm_forward(struct bpf_nf_ctx *ctx)
+{
+    __u8 version = npm_version();
+    __u8 family = ctx->state->pf == 2 /* NFPROTO_IPV4 */ ? NPM_FAMILY_V4 : NPM_FAMILY_V6;
+    if ((ctx->skb->mark & NPM_MARK_DEFERRED) && npm_forward_egress(ctx, version, family) == NPM_NF_DROP)
+        return NPM_NF_DROP;
+    return npm_forward_ingress(ctx, version, family);
 }
 
 char LICENSE[] SEC("license") = "GPL";

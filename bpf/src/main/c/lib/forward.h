@@ -1,4 +1,6 @@
-/* Egress to an address that may be a Service's: judged after kube-proxy's DNAT, on the backend it
+/* Traffic through a Service, judged after kube-proxy's DNAT and before any SNAT it adds.
+ *
+ * Egress to an address that may be a Service's: judged after kube-proxy's DNAT, on the backend it
  * chose. At the pod's interface (tc) the destination is still the ClusterIP, which is no pod; so a
  * packet of an egress-isolated pod to an address that is no pod (WORLD, or an ipBlock's atom) is not
  * judged there but marked (NPM_MARK_DEFERRED) and judged at the netfilter forward (and local-in)
@@ -7,6 +9,18 @@
  * and its replies, which come back from the ClusterIP, pass at tc as any other flow's. Only while the
  * hook is attached for the family (npm_forward_hooks) does tc defer; without it, tc judges the
  * ClusterIP itself, which admits less, never more.
+ *
+ * Ingress to a local pod through a Service: kube-proxy masquerades some of it in POSTROUTING (a pod
+ * reaching itself, hairpin; all of it with --masquerade-all; NodePort traffic with
+ * externalTrafficPolicy Cluster), so at the pod's interface (tc) the source is the node's address,
+ * which is always admitted. So the first packet of every translated connection to an
+ * ingress-isolated local pod (conntrack NEW, destination changed by DNAT) is judged here too, at
+ * forward, on the source it had before SNAT, as the netfilter backends judge it. tc judges it again
+ * on what it sees: the same source (the same verdict) or the node's (admitted).
+ *
+ * A pod reaching itself through its Service (the packet leaves by the interface it came in from) is
+ * always admitted, both ways: it reaches its own address without policy (that never leaves the
+ * pod), and upstream's suite expects the same through the Service ("loopback follows no policy").
  *
  * The kernel structs are read with CO-RE (libbpf relocates these fields against the running
  * kernel's BTF); the uapi headers here predate netfilter programs. */
@@ -38,6 +52,7 @@ struct {
 
 /* ctinfo in the low bits of skb->_nfct: IP_CT_IS_REPLY and above are the reply direction. */
 #define NPM_NFCT_INFOMASK 7UL
+#define NPM_IP_CT_NEW 2
 #define NPM_IP_CT_IS_REPLY 3
 
 struct net_device {
@@ -47,6 +62,7 @@ struct net_device {
 struct nf_hook_state {
     __u8 pf;
     struct net_device *in;
+    struct net_device *out;
 } __attribute__((preserve_access_index));
 
 struct sk_buff {
@@ -137,6 +153,23 @@ static __always_inline int npm_forward_parse(struct sk_buff *skb, __u8 family, s
         }
     }
     return 0;
+}
+
+/* Whether the packet goes back out of the interface it came in from: from a pod to that same pod
+ * (hairpin: its own Service, DNAT to itself). By interface, not by address: a pod that forges its
+ * source reaches no other pod this way. */
+static __always_inline int npm_loopback(__u32 in_ifindex, __u32 out_ifindex)
+{
+    return in_ifindex != 0 && in_ifindex == out_ifindex;
+}
+
+/* Whether DNAT changed the packet's destination: the tuple it was sent with is not the one it has. */
+static __always_inline int npm_translated(const struct npm_packet *sent, const struct npm_packet *now)
+{
+    __u32 a[4], b[4]; /* word by word: BPF has no memcmp */
+    __builtin_memcpy(a, sent->daddr, 16);
+    __builtin_memcpy(b, now->daddr, 16);
+    return a[0] != b[0] || a[1] != b[1] || a[2] != b[2] || a[3] != b[3] || sent->dport != now->dport;
 }
 
 /* The tuple the pod sent, before any DNAT: conntrack's original tuple when the packet has one and

@@ -65,6 +65,21 @@ class BpfPacketKernelTest {
     }
 
     @Test
+    void aPodReachesItselfThroughItsServiceWhateverItsPolicies() {
+        PacketScenarios.aPodReachesItselfThroughItsServiceWhateverItsPolicies(net, backend(net));
+    }
+
+    @Test
+    void masqueradedServiceTrafficIsJudgedOnItsSource() {
+        PacketScenarios.masqueradedServiceTrafficIsJudgedOnItsSource(net, backend(net));
+    }
+
+    @Test
+    void anOpenServiceConnectionOutlivesAPolicyThatNowDeniesIt() {
+        PacketScenarios.anOpenServiceConnectionOutlivesAPolicyThatNowDeniesIt(net, backend(net));
+    }
+
+    @Test
     void aRestartedAgentKeepsEnforcingWhileItAdopts() {
         PacketScenarios.aRestartedAgentKeepsEnforcingWhileItAdopts(net, this::backend);
     }

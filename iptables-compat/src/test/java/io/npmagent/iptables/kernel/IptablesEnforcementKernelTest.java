@@ -53,6 +53,27 @@ class IptablesEnforcementKernelTest {
         PacketScenarios.serviceTrafficIsJudgedOnTheBackend(n, backend(variant, n));
     }
 
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void aPodReachesItselfThroughItsServiceWhateverItsPolicies(IptablesVariant variant) {
+        PodNetwork n = network(variant);
+        PacketScenarios.aPodReachesItselfThroughItsServiceWhateverItsPolicies(n, backend(variant, n));
+    }
+
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void masqueradedServiceTrafficIsJudgedOnItsSource(IptablesVariant variant) {
+        PodNetwork n = network(variant);
+        PacketScenarios.masqueradedServiceTrafficIsJudgedOnItsSource(n, backend(variant, n));
+    }
+
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void anOpenServiceConnectionOutlivesAPolicyThatNowDeniesIt(IptablesVariant variant) {
+        PodNetwork n = network(variant);
+        PacketScenarios.anOpenServiceConnectionOutlivesAPolicyThatNowDeniesIt(n, backend(variant, n));
+    }
+
     /** The jump from FORWARD deleted by hand (both families), then every ipset emptied. */
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)

@@ -3,6 +3,7 @@ package io.npmagent.iptables.kernel;
 import static io.npmagent.dataplane.model.PolicyFixtures.block;
 import static io.npmagent.dataplane.model.PolicyFixtures.labels;
 import static io.npmagent.dataplane.model.PolicyFixtures.match;
+import static io.npmagent.dataplane.model.PolicyFixtures.named;
 import static io.npmagent.dataplane.model.PolicyFixtures.peers;
 import static io.npmagent.dataplane.model.PolicyFixtures.pods;
 import static io.npmagent.dataplane.model.PolicyFixtures.policy;
@@ -173,6 +174,9 @@ public final class PacketScenarios {
             s.apply(new ClusterEvent.PolicyUpserted(policy("x", "a-out").select(match("app", "a")).types("Ingress", "Egress")
                     .egress(rule(peers(pods(match("app", "b"))), ports(port("TCP", PodNetwork.PORT)))).build()));
             s.expectService(service, true, "a may reach b, and admits no ingress: the replies come back");
+            s.apply(new ClusterEvent.PolicyUpserted(policy("x", "a-out").select(match("app", "a")).types("Ingress", "Egress")
+                    .egress(rule(peers(pods(match("app", "b"))), ports(named("TCP", "probe")))).build()));
+            s.expectService(service, true, "a may reach b's named port, resolved on b (the backend)");
             s.apply(new ClusterEvent.PolicyUpserted(policy("x", "a-out").select(match("app", "a")).types("Egress")
                     .egress(rule(peers(pods(match("app", "c"))), ports(port("TCP", PodNetwork.PORT)))).build()));
             s.expectService(service, false, "a may reach only c: not b through its Service");
@@ -188,6 +192,129 @@ public final class PacketScenarios {
             for (int i = 0; i < 2; i++) {
                 net.node().run(i == 0 ? "iptables" : "ip6tables", "-t", "nat", "-F", "PREROUTING");
             }
+        }
+    }
+
+    /**
+     * A pod reaching itself through its own Service (kube-proxy DNATs the ClusterIP back to it and
+     * masquerades it, as it does for hairpin): always allowed, whatever its policies, on every backend,
+     * as upstream's suite expects ("loopback follows no policy") and as it reaches its own address.
+     * Another pod through the same Service meets a's policies as ever.
+     */
+    public static void aPodReachesItselfThroughItsServiceWhateverItsPolicies(PodNetwork net, Backend backend) {
+        PacketScenarios s = new PacketScenarios(net, backend);
+        IpAddress[] service = {IpAddress.parse("10.96.0.51"), IpAddress.parse("fd00:10:96::51")};
+        s.kubeProxy(service, "a", false);
+        try {
+            s.expectHairpin(service, true, "no policy");
+            s.apply(new ClusterEvent.PolicyUpserted(policy("x", "a-alone").select(match("app", "a")).types("Ingress", "Egress").build()));
+            s.expectHairpin(service, false, "a isolated both ways, admitting no one, itself included");
+            s.apply(new ClusterEvent.PolicyUpserted(policy("x", "a-alone").select(match("app", "a")).types("Ingress", "Egress")
+                    .ingress(rule(peers(pods(match("app", "b"))), null)).build()));
+            s.expectHairpin(service, true, "a admits b");
+            s.apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", "a-alone")));
+            s.expectHairpin(service, true, "policy removed");
+        } finally {
+            s.kubeProxyGone();
+        }
+    }
+
+    /**
+     * Traffic through a Service that kube-proxy also masquerades (its {@code --masquerade-all}, and
+     * NodePort traffic with externalTrafficPolicy Cluster): at the backend's interface the source is
+     * the node's address, which is always admitted, but the verdict is the sending pod's. b admits
+     * only c: a through b's Service is denied, c admitted, on every backend.
+     */
+    public static void masqueradedServiceTrafficIsJudgedOnItsSource(PodNetwork net, Backend backend) {
+        PacketScenarios s = new PacketScenarios(net, backend);
+        IpAddress[] service = {IpAddress.parse("10.96.0.52"), IpAddress.parse("fd00:10:96::52")};
+        s.kubeProxy(service, "b", true);
+        try {
+            s.expectService(service, true, "no policy");
+            s.apply(new ClusterEvent.PolicyUpserted(policy("x", "b-in").select(match("app", "b")).types("Ingress")
+                    .ingress(rule(peers(pods(match("app", "c"))), ports(port("TCP", PodNetwork.PORT)))).build()));
+            s.expectService(service, false, "b admits only c: a is denied though the node's address reaches b");
+            s.apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", "b-in")));
+            s.expectService(service, true, "policy removed");
+        } finally {
+            s.kubeProxyGone();
+        }
+    }
+
+    /**
+     * A connection through a Service that is open when a policy change would now deny it keeps working
+     * (on every backend: conntrack, npm_ct), while a new one meets the new policy; both families.
+     */
+    public static void anOpenServiceConnectionOutlivesAPolicyThatNowDeniesIt(PodNetwork net, Backend backend) {
+        PacketScenarios s = new PacketScenarios(net, backend);
+        IpAddress[] service = {IpAddress.parse("10.96.0.53"), IpAddress.parse("fd00:10:96::53")};
+        s.kubeProxy(service, "b", false);
+        PodNetwork.OpenConnection[] open = new PodNetwork.OpenConnection[2];
+        try {
+            for (int i = 0; i < 2; i++) {
+                open[i] = net.open("a", service[i]);
+                assertThat(open[i].echoes()).as("no policy: a -> %s open and answering", service[i]).isTrue();
+            }
+            s.apply(new ClusterEvent.PolicyUpserted(policy("x", "a-out").select(match("app", "a")).types("Egress")
+                    .egress(rule(peers(pods(match("app", "c"))), null)).build()));
+            s.apply(new ClusterEvent.PolicyUpserted(policy("x", "b-in").select(match("app", "b")).types("Ingress")
+                    .ingress(rule(peers(pods(match("app", "c"))), null)).build()));
+            for (int i = 0; i < 2; i++) {
+                assertThat(open[i].echoes()).as("a may reach only c, b admits only c: the open connection to %s still answers",
+                        service[i]).isTrue();
+                assertThat(net.connectsTo("a", service[i])).as("but a new one to %s is denied", service[i]).isFalse();
+            }
+            s.apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", "a-out")));
+            s.apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", "b-in")));
+            for (int i = 0; i < 2; i++) {
+                assertThat(open[i].echoes()).as("policies removed: %s", service[i]).isTrue();
+            }
+        } finally {
+            for (PodNetwork.OpenConnection c : open) {
+                if (c != null) {
+                    c.close();
+                }
+            }
+            s.kubeProxyGone();
+        }
+    }
+
+    /**
+     * What kube-proxy's iptables mode writes in the node for a Service with one backend: the DNAT of
+     * each ClusterIP (both families, both server ports) to {@code backendPod}, and its masquerade in POSTROUTING of a
+     * connection from the backend to itself (hairpin) or, with {@code masqueradeAll}, of every
+     * translated connection.
+     */
+    private void kubeProxy(IpAddress[] service, String backendPod, boolean masqueradeAll) {
+        KernelTestSupport.require("iptables", "ip6tables");
+        for (int i = 0; i < 2; i++) {
+            boolean v6 = i == 1;
+            String tool = v6 ? "ip6tables" : "iptables";
+            IpAddress to = net.address(backendPod, v6);
+            for (int port : new int[] {PodNetwork.PORT, PodNetwork.ECHO_PORT}) {
+                net.node().must(tool, "-t", "nat", "-A", "PREROUTING", "-d", service[i].toString(), "-p", "tcp", "--dport",
+                        Integer.toString(port), "-j", "DNAT", "--to-destination", (v6 ? "[" + to + "]" : to.toString()) + ":" + port);
+            }
+            if (masqueradeAll) {
+                net.node().must(tool, "-t", "nat", "-A", "POSTROUTING", "-m", "conntrack", "--ctstate", "DNAT", "-j", "MASQUERADE");
+            } else {
+                net.node().must(tool, "-t", "nat", "-A", "POSTROUTING", "-s", to.toString(), "-d", to.toString(), "-j", "MASQUERADE");
+            }
+        }
+    }
+
+    private void kubeProxyGone() {
+        for (String tool : new String[] {"iptables", "ip6tables"}) {
+            net.node().run(tool, "-t", "nat", "-F", "PREROUTING");
+            net.node().run(tool, "-t", "nat", "-F", "POSTROUTING");
+        }
+    }
+
+    /** a -> its own Service always connects; b -> a's Service connects or not, as a's policies say. */
+    private void expectHairpin(IpAddress[] service, boolean bConnects, String step) {
+        for (IpAddress address : service) {
+            assertThat(net.connectsTo("a", address)).as("%s: a -> its own Service %s", step, address).isTrue();
+            assertThat(net.connectsTo("b", address)).as("%s: b -> a's Service %s", step, address).isEqualTo(bConnects);
         }
     }
 

@@ -1,8 +1,11 @@
 package io.npmagent.iptables.kernel;
 
 import io.npmagent.dataplane.model.IpAddress;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,13 +32,43 @@ import java.util.concurrent.Future;
 public final class PodNetwork implements AutoCloseable {
     public static final int PORT = 5201;
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
-    /** Accepts every connection on both families and closes it: a connect either completes or times out. */
+    /** The echo server's port: a connection there stays open and answers what it is sent. */
+    public static final int ECHO_PORT = 5202;
+    /**
+     * Accepts every connection on {@link #PORT} on both families and closes it (a connect either
+     * completes or times out); on {@link #ECHO_PORT}, echoes what each connection sends, until it closes.
+     */
     private static final String SERVER = String.join("\n",
-            "import socket",
+            "import socket, threading",
+            "def echo(c):",
+            "    with c:",
+            "        while True:",
+            "            d = c.recv(4096)",
+            "            if not d:",
+            "                return",
+            "            c.sendall(d)",
+            "def echoes():",
+            "    e = socket.create_server(('::', " + ECHO_PORT + "), family=socket.AF_INET6, dualstack_ipv6=True, backlog=1024)",
+            "    while True:",
+            "        c, _ = e.accept()",
+            "        threading.Thread(target=echo, args=(c,), daemon=True).start()",
+            "threading.Thread(target=echoes, daemon=True).start()",
             "s = socket.create_server(('::', " + PORT + "), family=socket.AF_INET6, dualstack_ipv6=True, backlog=65535)",
             "while True:",
             "    c, _ = s.accept()",
             "    c.close()");
+    /** Connects to the echo server, says so, then per line read sends a byte and says whether it came back within 2 s. */
+    private static final String HOLDER = String.join("\n",
+            "import socket, sys",
+            "s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=2)",
+            "print('connected', flush=True)",
+            "for line in sys.stdin:",
+            "    try:",
+            "        s.sendall(b'x')",
+            "        ok = s.recv(1) == b'x'",
+            "    except OSError:",
+            "        ok = False",
+            "    print('echo' if ok else 'silent', flush=True)");
 
     private final Netns node;
     private final Map<String, Netns> pods = new LinkedHashMap<>();
@@ -223,6 +256,61 @@ public final class PodNetwork implements AutoCloseable {
             throw new IllegalStateException("connect from " + from + " port " + sourcePort + " failed: " + r.errorSummary());
         }
         return r.exitCode() == 0;
+    }
+
+    /**
+     * A TCP connection from pod {@code from} to {@code to}'s echo server ({@link #ECHO_PORT}: a pod, or a
+     * Service address), held open until closed: whether an established flow survives a change.
+     */
+    public OpenConnection open(String from, IpAddress to) {
+        try {
+            Process p = new ProcessBuilder("ip", "netns", "exec", pods.get(from).name(), "python3", "-c", HOLDER, to.toString(),
+                    Integer.toString(ECHO_PORT)).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            OpenConnection c = new OpenConnection(p);
+            if (!"connected".equals(c.line())) {
+                c.close();
+                throw new IllegalStateException(from + " could not connect to " + to + " port " + ECHO_PORT);
+            }
+            return c;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A connection held open by a client process in a pod. */
+    public static final class OpenConnection implements AutoCloseable {
+        private final Process process;
+        private final BufferedReader out;
+
+        private OpenConnection(Process process) {
+            this.process = process;
+            this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        }
+
+        /** Sends a byte on the open connection: whether it comes back within 2 s. */
+        public boolean echoes() {
+            try {
+                process.getOutputStream().write('\n');
+                process.getOutputStream().flush();
+                return "echo".equals(line());
+            } catch (IOException e) {
+                return false; // the client is gone
+            }
+        }
+
+        private String line() throws IOException {
+            return out.readLine();
+        }
+
+        @Override
+        public void close() {
+            process.destroyForcibly();
+            try {
+                process.waitFor();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** A TCP connect within {@link #PROBE_TIMEOUT}: a dropped SYN is a timeout. */

@@ -48,6 +48,21 @@ class NftPacketKernelTest {
         PacketScenarios.serviceTrafficIsJudgedOnTheBackend(net, backend(net));
     }
 
+    @Test
+    void aPodReachesItselfThroughItsServiceWhateverItsPolicies() {
+        PacketScenarios.aPodReachesItselfThroughItsServiceWhateverItsPolicies(net, backend(net));
+    }
+
+    @Test
+    void masqueradedServiceTrafficIsJudgedOnItsSource() {
+        PacketScenarios.masqueradedServiceTrafficIsJudgedOnItsSource(net, backend(net));
+    }
+
+    @Test
+    void anOpenServiceConnectionOutlivesAPolicyThatNowDeniesIt() {
+        PacketScenarios.anOpenServiceConnectionOutlivesAPolicyThatNowDeniesIt(net, backend(net));
+    }
+
     /** b's ingress dispatch maps emptied by hand, then every peer set. */
     @Test
     void driftIsRepaired() {
