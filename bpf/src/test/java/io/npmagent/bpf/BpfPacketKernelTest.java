@@ -70,6 +70,11 @@ class BpfPacketKernelTest {
     }
 
     @Test
+    void serviceTrafficToARemoteBackendIsJudgedOnIt() {
+        PacketScenarios.serviceTrafficToARemoteBackendIsJudgedOnIt(net, backend(net));
+    }
+
+    @Test
     void masqueradedServiceTrafficIsJudgedOnItsSource() {
         PacketScenarios.masqueradedServiceTrafficIsJudgedOnItsSource(net, backend(net));
     }

@@ -62,6 +62,13 @@ class IptablesEnforcementKernelTest {
 
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)
+    void serviceTrafficToARemoteBackendIsJudgedOnIt(IptablesVariant variant) {
+        PodNetwork n = network(variant);
+        PacketScenarios.serviceTrafficToARemoteBackendIsJudgedOnIt(n, backend(variant, n));
+    }
+
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
     void masqueradedServiceTrafficIsJudgedOnItsSource(IptablesVariant variant) {
         PodNetwork n = network(variant);
         PacketScenarios.masqueradedServiceTrafficIsJudgedOnItsSource(n, backend(variant, n));

@@ -196,6 +196,36 @@ public final class PacketScenarios {
     }
 
     /**
+     * Egress through a Service whose backend is a pod on another node (the DNAT sends it out of the node,
+     * not to a local pod's interface): judged after DNAT on that backend, by podSelector and by ipBlock,
+     * as for a local one.
+     */
+    public static void serviceTrafficToARemoteBackendIsJudgedOnIt(PodNetwork net, Backend backend) {
+        PacketScenarios s = new PacketScenarios(net, backend);
+        IpAddress[] remote = {net.remote(false), net.remote(true)};
+        s.apply(new ClusterEvent.PodUpserted(Pod.builder("x", "r").labels(labels("app", "r")).ip(remote[0]).ip(remote[1])
+                .port("probe", PodNetwork.PORT, Protocol.TCP).build()));
+        IpAddress[] service = {IpAddress.parse("10.96.0.54"), IpAddress.parse("fd00:10:96::54")};
+        s.kubeProxy(service, remote, false);
+        try {
+            s.expectService(service, true, "no policy");
+            s.apply(new ClusterEvent.PolicyUpserted(policy("x", "a-out").select(match("app", "a")).types("Egress")
+                    .egress(rule(peers(pods(match("app", "r"))), ports(port("TCP", PodNetwork.PORT)))).build()));
+            s.expectService(service, true, "a may reach r, on another node");
+            s.apply(new ClusterEvent.PolicyUpserted(policy("x", "a-out").select(match("app", "a")).types("Egress")
+                    .egress(rule(peers(pods(match("app", "c"))), null)).build()));
+            s.expectService(service, false, "a may reach only c: not r through its Service");
+            s.apply(new ClusterEvent.PolicyUpserted(policy("x", "a-out").select(match("app", "a")).types("Egress")
+                    .egress(rule(peers(block(remote[0] + "/32"), block(remote[1] + "/128")), null)).build()));
+            s.expectService(service, true, "an ipBlock of r's addresses admits r through its Service");
+            s.apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", "a-out")));
+            s.expectService(service, true, "policy removed");
+        } finally {
+            s.kubeProxyGone();
+        }
+    }
+
+    /**
      * A pod reaching itself through its own Service (kube-proxy DNATs the ClusterIP back to it and
      * masquerades it, as it does for hairpin): always allowed, whatever its policies, on every backend,
      * as upstream's suite expects ("loopback follows no policy") and as it reaches its own address.
@@ -286,11 +316,16 @@ public final class PacketScenarios {
      * translated connection.
      */
     private void kubeProxy(IpAddress[] service, String backendPod, boolean masqueradeAll) {
+        kubeProxy(service, new IpAddress[] {net.address(backendPod, false), net.address(backendPod, true)}, masqueradeAll);
+    }
+
+    /** As above, to a backend's addresses (both families). */
+    private void kubeProxy(IpAddress[] service, IpAddress[] backendAddresses, boolean masqueradeAll) {
         KernelTestSupport.require("iptables", "ip6tables");
         for (int i = 0; i < 2; i++) {
             boolean v6 = i == 1;
             String tool = v6 ? "ip6tables" : "iptables";
-            IpAddress to = net.address(backendPod, v6);
+            IpAddress to = backendAddresses[i];
             for (int port : new int[] {PodNetwork.PORT, PodNetwork.ECHO_PORT}) {
                 net.node().must(tool, "-t", "nat", "-A", "PREROUTING", "-d", service[i].toString(), "-p", "tcp", "--dport",
                         Integer.toString(port), "-j", "DNAT", "--to-destination", (v6 ? "[" + to + "]" : to.toString()) + ":" + port);

@@ -75,6 +75,10 @@ public final class PodNetwork implements AutoCloseable {
     private final Map<String, Integer> index = new LinkedHashMap<>();
     private final Path pidDir;
     private final List<Path> pidFiles = new ArrayList<>();
+    private static final IpAddress REMOTE_V4 = IpAddress.parse("10.99.1.1");
+    private static final IpAddress REMOTE_V6 = IpAddress.parse("fd99:1::1");
+    /** The other node's pod, once {@link #remote} made it. */
+    private Netns remote;
 
 
     /** One probe: from a pod to another pod's address. */
@@ -156,17 +160,56 @@ public final class PodNetwork implements AutoCloseable {
         pod.must("bash", "-c", "python3 -c \"$0\" </dev/null >/dev/null 2>&1 & echo $! > \"$1\"", SERVER, pidFile.toString());
     }
 
+    /**
+     * The address (IPv4, or IPv6) of a pod on another node: a namespace with the same servers behind an
+     * uplink of the node, routed by prefix (10.99.1.0/24, fd99:1::/64) as a remote node's pod range is,
+     * not by a host route to a pod interface. Made on first use.
+     */
+    public IpAddress remote(boolean v6) {
+        if (remote == null) {
+            remote = Netns.create("remote");
+            KernelTestSupport.must(List.of("ip", "link", "add", "vnpup", "netns", node.name(), "type", "veth",
+                    "peer", "name", "eth0", "netns", remote.name()));
+            remote.must("sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
+                    "net.ipv6.conf.eth0.accept_dad=0");
+            remote.must("ip", "addr", "add", REMOTE_V4 + "/32", "dev", "eth0");
+            remote.must("ip", "-6", "addr", "add", REMOTE_V6 + "/128", "dev", "eth0", "nodad");
+            remote.must("ip", "link", "set", "eth0", "up");
+            remote.must("ip", "route", "add", "169.254.1.1", "dev", "eth0", "scope", "link");
+            remote.must("ip", "route", "add", "default", "via", "169.254.1.1", "dev", "eth0");
+            remote.must("ip", "-6", "route", "add", "default", "via", "fe80::1", "dev", "eth0");
+            node.must("sysctl", "-qw", "net.ipv6.conf.vnpup.accept_dad=0");
+            node.must("ip", "addr", "add", "169.254.1.1/32", "dev", "vnpup");
+            node.must("ip", "-6", "addr", "add", "fe80::1/64", "dev", "vnpup", "nodad");
+            node.must("ip", "link", "set", "vnpup", "up");
+            node.must("ip", "route", "add", "10.99.1.0/24", "dev", "vnpup");
+            node.must("ip", "-6", "route", "add", "fd99:1::/64", "dev", "vnpup");
+            Path pidFile = pidDir.resolve("remote.pid");
+            pidFiles.add(pidFile);
+            remote.must("bash", "-c", "python3 -c \"$0\" </dev/null >/dev/null 2>&1 & echo $! > \"$1\"", SERVER, pidFile.toString());
+            await(List.of(REMOTE_V4, REMOTE_V6));
+        }
+        return v6 ? REMOTE_V6 : REMOTE_V4;
+    }
+
     /** Waits until every server answers from the node (output path: the forward hook is not involved). */
     private void awaitServers() {
-        Instant deadline = Instant.now().plusSeconds(10);
+        List<IpAddress> all = new ArrayList<>();
         for (int i : index.values()) {
-            for (IpAddress ip : List.of(v4(i), v6(i))) {
-                while (!connects(node, ip)) {
-                    if (Instant.now().isAfter(deadline)) {
-                        throw new AssertionError("server at " + ip + " did not come up");
-                    }
-                    sleep(100);
+            all.add(v4(i));
+            all.add(v6(i));
+        }
+        await(all);
+    }
+
+    private void await(List<IpAddress> servers) {
+        Instant deadline = Instant.now().plusSeconds(10);
+        for (IpAddress ip : servers) {
+            while (!connects(node, ip)) {
+                if (Instant.now().isAfter(deadline)) {
+                    throw new AssertionError("server at " + ip + " did not come up");
                 }
+                sleep(100);
             }
         }
     }
@@ -335,6 +378,9 @@ public final class PodNetwork implements AutoCloseable {
             }
         }
         pods.values().forEach(Netns::close);
+        if (remote != null) {
+            remote.close();
+        }
         node.close();
         try {
             Files.deleteIfExists(pidDir);

@@ -54,6 +54,11 @@ class NftPacketKernelTest {
     }
 
     @Test
+    void serviceTrafficToARemoteBackendIsJudgedOnIt() {
+        PacketScenarios.serviceTrafficToARemoteBackendIsJudgedOnIt(net, backend(net));
+    }
+
+    @Test
     void masqueradedServiceTrafficIsJudgedOnItsSource() {
         PacketScenarios.masqueradedServiceTrafficIsJudgedOnItsSource(net, backend(net));
     }
