@@ -29,10 +29,9 @@ import java.util.TreeMap;
 /**
  * The sandbox's kubelet and CNI for its one node: for each pod the API server puts on the node, an
  * address (the manifest's {@code status.podIPs} or {@code status.podIP} when it declares one, else one
- * from {@link AddressAssigner}; the node's for host-network pods), then the status kubelet would write
- * through the status subresource ({@code phase} as the manifest says, else Running, {@code podIPs},
- * {@code hostIPs}, Ready conditions), and the pod built ({@link PodPlumbing}: namespace, veth, routes,
- * servers). A pod being deleted is confirmed with a zero grace period, as kubelet does once its
+ * from {@link AddressAssigner}; the node's for host-network pods), the pod built ({@link PodPlumbing}:
+ * namespace, veth, routes, servers), then the status kubelet would write through the status subresource
+ * ({@code phase} as the manifest says, else Running, {@code podIPs}, {@code hostIPs}, Ready conditions). A pod being deleted is confirmed with a zero grace period, as kubelet does once its
  * containers stopped.
  */
 final class Kubelet {
@@ -74,6 +73,7 @@ final class Kubelet {
         boolean quiet = true;
         TreeMap<PodKey, Pod> built = new TreeMap<>();
         Set<PodKey> live = new HashSet<>();
+        List<V1Pod> starting = new ArrayList<>();
         for (V1Pod p : pods) {
             String ns = p.getMetadata().getNamespace();
             String name = p.getMetadata().getName();
@@ -83,14 +83,14 @@ final class Kubelet {
                 if (p.getMetadata().getDeletionTimestamp() != null) {
                     api.deleteNamespacedPod(name, ns).gracePeriodSeconds(0).execute();
                     quiet = false;
-                } else if (p.getStatus() == null || p.getStatus().getPodIPs() == null || p.getStatus().getPodIPs().isEmpty()) {
-                    p.setStatus(status(p, key, manifests.get(ns + "/" + name), taken));
-                    api.replaceNamespacedPodStatus(name, ns, p).execute();
-                    LOG.log(System.Logger.Level.INFO, "pod {0}: {1} {2}", key, p.getStatus().getPhase(), p.getStatus().getPodIPs());
-                    quiet = false;
-                } else {
-                    built.put(key, KubeObjects.pod(p, new FieldErrors(new ObjectRef("Pod", ns, name))));
+                    continue;
                 }
+                if (p.getStatus() == null || p.getStatus().getPodIPs() == null || p.getStatus().getPodIPs().isEmpty()) {
+                    p.setStatus(status(p, key, manifests.get(ns + "/" + name), taken));
+                    starting.add(p);
+                    quiet = false;
+                }
+                built.put(key, KubeObjects.pod(p, new FieldErrors(new ObjectRef("Pod", ns, name))));
             } catch (ApiException e) {
                 if (e.getCode() != 404 && e.getCode() != 409) { // gone, or changed meanwhile: the next pass sees it
                     LOG.log(System.Logger.Level.WARNING, "pod {0}: HTTP {1} {2}", key, e.getCode(), e.getResponseBody());
@@ -99,7 +99,21 @@ final class Kubelet {
             }
         }
         addresses.retain(live);
+        // Built first, then the status with its addresses, as kubelet reports a pod's IPs only after the CNI
+        // made its interface: the agent never sees an address whose interface is not there yet.
         plumbing.reconcile(new ClusterState(new TreeMap<>(), built, new TreeMap<>()));
+        for (V1Pod p : starting) {
+            String ns = p.getMetadata().getNamespace();
+            String name = p.getMetadata().getName();
+            try {
+                api.replaceNamespacedPodStatus(name, ns, p).execute();
+                LOG.log(System.Logger.Level.INFO, "pod {0}/{1}: {2} {3}", ns, name, p.getStatus().getPhase(), p.getStatus().getPodIPs());
+            } catch (ApiException e) {
+                if (e.getCode() != 404 && e.getCode() != 409) { // gone, or changed meanwhile: the next pass sees it
+                    LOG.log(System.Logger.Level.WARNING, "pod {0}/{1}: HTTP {2} {3}", ns, name, e.getCode(), e.getResponseBody());
+                }
+            }
+        }
         return quiet;
     }
 

@@ -157,7 +157,7 @@ class SandboxKernelTest {
     /**
      * The issue's reproduction with the real kube-proxy (both modes) on the eBPF backend: a client whose
      * egress policy admits the server pods reaches them through their Service's ClusterIP (port 8080 to
-     * targetPort 80, both families); once the policy admits only another pod, it does not, while a pod no
+     * the named targetPort http, which kube-proxy resolves to the server's port 80; both families); once the policy admits only another pod, it does not, while a pod no
      * policy selects still does. The probe waits for kube-proxy's programming and reports each Service port.
      */
     @ParameterizedTest
@@ -165,9 +165,9 @@ class SandboxKernelTest {
     void egressThroughAServiceIsJudgedOnTheBackendKubeProxyChose(String kubeProxyMode) throws IOException {
         write("client.yaml", pod("client", "client", "", "{containerPort: 80}"));
         write("other.yaml", pod("other", "other", "", "{containerPort: 80}"));
-        write("server.yaml", pod("server", "server", "", "{containerPort: 80}"));
+        write("server.yaml", pod("server", "server", "", "{name: http, containerPort: 80}"));
         write("service.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: server, namespace: x}\n"
-                + "spec: {selector: {app: server}, ipFamilyPolicy: PreferDualStack, ports: [{port: 8080, targetPort: 80, protocol: TCP}]}\n");
+                + "spec: {selector: {app: server}, ipFamilyPolicy: PreferDualStack, ports: [{port: 8080, targetPort: http, protocol: TCP}]}\n");
         write("policy.yaml", egress("server"));
         String s = name("kv");
         CliRun up = CliRun.of("sandbox", "up", "--name", s, "--manifests", dir.toString(), "--backend", "bpf", "--kube-proxy-mode", kubeProxyMode);

@@ -20,8 +20,9 @@ import picocli.CommandLine.Option;
 /**
  * {@code pipelines/conformance}: every case under {@code pipelines/conformance/cases}, one after another
  * on one sandbox node (a real API server, kube-proxy, the agent on its informers) per backend, with
- * real packets; a pass/fail table and the closing line {@code N passed, M failed}. Backends run one
- * after another, each on a sandbox of its own.
+ * real packets, then the DNS case ({@link DnsCase}: a lookup through kube-dns under default-deny egress
+ * plus allow-DNS) on the same node; a pass/fail table and the closing line {@code N passed, M failed}.
+ * Backends run one after another, each on a sandbox of its own.
  */
 @Command(name = "conformance", mixinStandardHelpOptions = true,
         description = "Run the NetworkPolicy conformance cases with real packets on every installed backend.")
@@ -39,7 +40,7 @@ public final class ConformanceMain implements Callable<Integer> {
             description = "The sandbox's kube-proxy mode: iptables (default) or nftables.")
     String kubeProxyMode;
 
-    @Option(names = "--case", paramLabel = "TEXT", description = "Only cases whose name contains TEXT.")
+    @Option(names = "--case", paramLabel = "TEXT", description = "Only cases whose name contains TEXT (--case dns: the DNS case).")
     String only;
 
     public static void main(String[] args) {
@@ -56,6 +57,11 @@ public final class ConformanceMain implements Callable<Integer> {
                 cases.add(c);
             }
         }
+        boolean dns = only == null || DnsCase.NAME.contains(only);
+        List<String> names = new ArrayList<>(cases.stream().map(ConformanceCase::name).toList());
+        if (dns) {
+            names.add(DnsCase.NAME);
+        }
         List<String> chosen = new ArrayList<>();
         for (String b : backends != null ? backends : BACKENDS) {
             if (Backends.supported(b, ProcessRunner.host())) {
@@ -67,7 +73,7 @@ public final class ConformanceMain implements Callable<Integer> {
                 }
             }
         }
-        out.printf("# %d cases on %s%n", cases.size(), String.join(", ", chosen));
+        out.printf("# %d cases on %s%n", names.size(), String.join(", ", chosen));
         // One backend at a time: each sandbox is a whole cluster (etcd, kube-apiserver, controller manager,
         // kube-proxy, the agent), and four at once on two cores starve the pods' servers past the probe's
         // timeout, which would read as denials.
@@ -78,11 +84,10 @@ public final class ConformanceMain implements Callable<Integer> {
                 List<CaseResult> results = new ArrayList<>();
                 try (SandboxCaseRun node = SandboxCaseRun.up(model, backend, kubeProxyMode)) {
                     for (ConformanceCase c : cases) {
-                        CaseResult r = node.run(c);
-                        synchronized (out) {
-                            out.printf(Locale.ROOT, "# %-16s %-58s %s (%.1f s)%n", backend, c.name(), r.passed() ? "pass" : "FAIL", r.seconds());
-                        }
-                        results.add(r);
+                        results.add(report(out, node.run(c)));
+                    }
+                    if (dns) { // after the model cases (it leaves no policy behind either)
+                        results.add(report(out, node.runDns()));
                     }
                 }
                 return results;
@@ -94,7 +99,7 @@ public final class ConformanceMain implements Callable<Integer> {
         }
         pool.shutdown();
         out.println();
-        out.print(table(cases, byBackend));
+        out.print(table(names, byBackend));
         int passed = 0;
         int failed = 0;
         long skipped = 0;
@@ -122,12 +127,19 @@ public final class ConformanceMain implements Callable<Integer> {
         return failed == 0 && passed > 0 ? 0 : 1;
     }
 
-    static String table(List<ConformanceCase> cases, Map<String, List<CaseResult>> byBackend) {
+    private static CaseResult report(PrintStream out, CaseResult r) {
+        synchronized (out) {
+            out.printf(Locale.ROOT, "# %-16s %-58s %s (%.1f s)%n", r.backend(), r.name(), r.passed() ? "pass" : "FAIL", r.seconds());
+        }
+        return r;
+    }
+
+    static String table(List<String> names, Map<String, List<CaseResult>> byBackend) {
         StringBuilder sb = new StringBuilder(String.format("%-58s", "case"));
         byBackend.keySet().forEach(b -> sb.append(String.format(" %-16s", b)));
         sb.append('\n');
-        for (int i = 0; i < cases.size(); i++) {
-            sb.append(String.format("%-58s", cases.get(i).name()));
+        for (int i = 0; i < names.size(); i++) {
+            sb.append(String.format("%-58s", names.get(i)));
             for (List<CaseResult> rs : byBackend.values()) {
                 CaseResult r = rs.get(i);
                 String cell = r.passed() ? "pass" : "FAIL(" + r.wrong().size() + ")";

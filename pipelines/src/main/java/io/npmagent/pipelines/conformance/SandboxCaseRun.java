@@ -32,8 +32,11 @@ import org.yaml.snakeyaml.Yaml;
  * would drive it: the model and each step written as manifests into a directory, {@code sandbox up}
  * (a node of a real cluster: the manifests go through the API server, the agent reads them back with its
  * informers), and after each step {@code sandbox probe --output json}, compared with the case's expectations on
- * every ordered pair of distinct pods and every listed port and protocol. SCTP probes are counted as
- * skipped: this kernel has no SCTP sockets to serve or probe them.
+ * every ordered pair of distinct pods and every listed port and protocol, directly and through the
+ * destination's Service; and each pod through its own Service (hairpin), which is always allowed. SCTP probes are counted as
+ * skipped: this kernel has no SCTP sockets to serve or probe them. Beside the model, the sandbox has a
+ * kube-dns ({@link KubeDns}: CoreDNS in {@code kube-system} behind its Service) for the DNS case
+ * ({@link #runDns}); the model cases assert nothing from, to or through it.
  */
 final class SandboxCaseRun implements AutoCloseable {
     private static final Gson GSON = new Gson();
@@ -43,6 +46,9 @@ final class SandboxCaseRun implements AutoCloseable {
     private final String sandbox;
     private final Path dir;
     private final String upError;
+    /** The running CoreDNS, or null with {@link #dnsError} saying why it is not running. */
+    private final KubeDns dns;
+    private final String dnsError;
 
     /**
      * One sandbox for every case of a backend, as policies come and go on a long-running node: it comes up
@@ -55,10 +61,22 @@ final class SandboxCaseRun implements AutoCloseable {
         this.sandbox = "conf-" + backend.replace("iptables-", "ipt-");
         this.dir = Files.createTempDirectory("npm-conformance-");
         writeModel();
+        write(dir.resolve(KubeDns.FILE), KubeDns.manifests());
         // Generous waits: four backends bring up four clusters at once on a small machine.
         CliRun up = CliRun.of("sandbox", "up", "--name", sandbox, "--manifests", dir.toString(), "--backend", backend,
                 "--kube-proxy-mode", kubeProxyMode, "--wait-seconds", "180");
         this.upError = up.exitCode() == 0 ? null : "sandbox up failed: " + up.err().strip();
+        KubeDns started = null;
+        String why = upError;
+        if (upError == null) {
+            try {
+                started = KubeDns.start(sandbox);
+            } catch (IOException | RuntimeException e) { // the DNS case fails with it; the model cases run all the same
+                why = "kube-dns: " + e.getMessage();
+            }
+        }
+        this.dns = started;
+        this.dnsError = started == null ? why : null;
     }
 
     static SandboxCaseRun up(ConformanceModel model, String backend, String kubeProxyMode) throws IOException {
@@ -125,31 +143,27 @@ final class SandboxCaseRun implements AutoCloseable {
                     stepWrong = new ArrayList<>();
                     stepChecked = 0;
                     stepSkipped = 0;
-                    CliRun probe = CliRun.of("sandbox", "probe", "--name", sandbox, "--output", "json", "--wait-seconds", "90");
-                    if (probe.exitCode() != 0) {
-                        stepWrong.add("step " + step.number() + ": sandbox probe failed: " + probe.err().strip());
+                    Probed probed = probe();
+                    if (probed.error() != null) {
+                        stepWrong.add("step " + step.number() + ": " + probed.error());
                         break;
                     }
-                    // Pod to pod, and through each pod's own Service (one backend, the same port numbers): as upstream's
-                    // suite probes, a Service probe must have its pod probe's verdict (judged after DNAT).
-                    Map<String, JsonObject> results = new HashMap<>();
-                    Map<String, JsonObject> viaService = new HashMap<>();
-                    for (JsonElement e : GSON.fromJson(probe.out(), JsonObject.class).getAsJsonArray("results")) {
-                        JsonObject r = e.getAsJsonObject();
-                        if (!r.get("family").getAsString().equals("IPv4") || r.get("to").isJsonNull()) {
-                            continue;
-                        }
-                        (r.has("service") ? viaService : results).put(key(r.get("from").getAsString(), r.get("to").getAsString(),
-                                r.get("port").getAsInt(), r.get("protocol").getAsString()), r);
-                    }
+                    Map<String, JsonObject> results = probed.direct();
+                    Map<String, JsonObject> viaService = probed.viaService();
                     for (ConformanceCase.Probe p : step.probes()) {
                         for (Pod from : pods.values()) {
                             for (Pod to : pods.values()) {
-                                if (from.key().equals(to.key())) {
-                                    continue;
-                                }
                                 if (p.protocol() == Protocol.SCTP) {
                                     stepSkipped++;
+                                    continue;
+                                }
+                                if (from.key().equals(to.key())) {
+                                    // A pod through its own Service (hairpin, which kube-proxy masquerades): always
+                                    // allowed, whatever the case's policies, as upstream's suite expects (AllowLoopback).
+                                    stepChecked++;
+                                    check(stepWrong, "step " + step.number() + " " + from.key() + " -> itself " + p.protocol() + "/" + p.port()
+                                            + " through its Service " + serviceName(to), viaService.get(key(from.key().toString(),
+                                                    to.key().toString(), p.port(), p.protocol().name())), true);
                                     continue;
                                 }
                                 boolean expected = step.expected(from.key(), to.key(), p);
@@ -161,14 +175,7 @@ final class SandboxCaseRun implements AutoCloseable {
                             }
                         }
                     }
-                    if (stepWrong.isEmpty() || attempt == 2) {
-                        break;
-                    }
-                    System.err.printf("# %s %s step %d: re-probing after %s%n", backend, c.name(), step.number(), stepWrong);
-                    try {
-                        Thread.sleep(2000);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
+                    if (stepWrong.isEmpty() || attempt == 2 || !againAfter(c.name(), step.number(), stepWrong)) {
                         break;
                     }
                 }
@@ -180,8 +187,106 @@ final class SandboxCaseRun implements AutoCloseable {
         return new ConformanceMain.CaseResult(c.name(), backend, wrong, checked, skipped, seconds(start));
     }
 
+    /** One {@code sandbox probe} (which first waits until the agent and kube-proxy have what the directory says now). */
+    private record Probed(Map<String, JsonObject> direct, Map<String, JsonObject> viaService, String error) {}
+
+    private Probed probe() {
+        CliRun probe = CliRun.of("sandbox", "probe", "--name", sandbox, "--output", "json", "--wait-seconds", "90");
+        if (probe.exitCode() != 0) {
+            return new Probed(Map.of(), Map.of(), "sandbox probe failed: " + probe.err().strip());
+        }
+        // Pod to pod, and through each pod's own Service (one backend, the same port numbers): as upstream's
+        // suite probes, a Service probe must have its pod probe's verdict (judged after DNAT). Results from, to or
+        // through pods that are not the model's (kube-dns) are keyed too, and never looked up by the model cases.
+        Map<String, JsonObject> results = new HashMap<>();
+        Map<String, JsonObject> viaService = new HashMap<>();
+        for (JsonElement e : GSON.fromJson(probe.out(), JsonObject.class).getAsJsonArray("results")) {
+            JsonObject r = e.getAsJsonObject();
+            if (!r.get("family").getAsString().equals("IPv4") || r.get("to").isJsonNull()) {
+                continue;
+            }
+            (r.has("service") ? viaService : results).put(key(r.get("from").getAsString(), r.get("to").getAsString(),
+                    r.get("port").getAsInt(), r.get("protocol").getAsString()), r);
+        }
+        return new Probed(results, viaService, null);
+    }
+
+    /**
+     * The DNS case ({@link DnsCase}) on this sandbox, from the model with no policy: each step's policy files
+     * written or deleted, then {@code sandbox probe} (which waits until the agent has applied them, as for any
+     * step, and whose pod probes the step checks), then each lookup with dig from its pod's namespace through
+     * the kube-dns ClusterIP. A step that disagrees is tried once more after 2 s, as the model cases' steps are.
+     * It leaves no policy behind.
+     */
+    ConformanceMain.CaseResult runDns() throws IOException {
+        long start = System.nanoTime();
+        if (dnsError != null) {
+            return new ConformanceMain.CaseResult(DnsCase.NAME, backend, List.of(dnsError), 0, 0, seconds(start));
+        }
+        writeModel();
+        List<String> wrong = new ArrayList<>();
+        long checked = 0;
+        for (DnsCase.Step step : DnsCase.steps()) {
+            for (PolicyKey key : DnsCase.POLICIES) {
+                if (step.policies().contains(key)) {
+                    write(policyFile(dir, key), DnsCase.manifest(key));
+                } else {
+                    Files.deleteIfExists(policyFile(dir, key));
+                }
+            }
+            List<String> stepWrong = new ArrayList<>();
+            for (int attempt = 1; attempt <= 2; attempt++) {
+                stepWrong = new ArrayList<>();
+                Probed probed = probe();
+                if (probed.error() != null) {
+                    stepWrong.add("step " + step.number() + ": " + probed.error());
+                    break;
+                }
+                for (DnsCase.Reach r : step.probes()) {
+                    String k = key(r.from(), r.to(), r.port(), r.protocol().name());
+                    String where = "step " + step.number() + " " + r.from() + " -> " + r.to() + " " + r.protocol() + "/" + r.port();
+                    String[] to = r.to().split("/");
+                    check(stepWrong, where, probed.direct().get(k), r.allowed());
+                    check(stepWrong, where + " through Service " + to[0] + "/s-" + to[1], probed.viaService().get(k), r.allowed());
+                }
+                for (DnsCase.Lookup l : step.lookups()) {
+                    String transport = Dig.transport(l.tcp());
+                    Dig.Lookup got = Dig.lookup(KubeDns.netns(sandbox, l.from()), KubeDns.CLUSTER_IP, 53, KubeDns.NAME, l.tcp());
+                    // Allowed: the record itself. Denied: no answer at all (an answer of any status got through).
+                    boolean ok = l.resolves() ? got.resolves(KubeDns.ADDRESS, transport) : got.status() == null;
+                    if (!ok) {
+                        stepWrong.add("step " + step.number() + " " + l.from() + " looks up " + KubeDns.NAME + " at " + KubeDns.CLUSTER_IP
+                                + " over " + transport + ": expected " + (l.resolves() ? "A " + KubeDns.ADDRESS : "no answer")
+                                + ", got " + got.describe());
+                    }
+                }
+                if (stepWrong.isEmpty() || attempt == 2 || !againAfter(DnsCase.NAME, step.number(), stepWrong)) {
+                    break;
+                }
+            }
+            wrong.addAll(stepWrong);
+            checked += 2L * step.probes().size() + step.lookups().size();
+        }
+        return new ConformanceMain.CaseResult(DnsCase.NAME, backend, wrong, checked, 0, seconds(start));
+    }
+
+    /** Says on stderr why a step is tried once more, then waits 2 s; false when interrupted. */
+    private boolean againAfter(String caseName, int step, List<String> wrong) {
+        System.err.printf("# %s %s step %d: re-probing after %s%n", backend, caseName, step, wrong);
+        try {
+            Thread.sleep(2000);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     @Override
     public void close() throws IOException {
+        if (dns != null) {
+            dns.close();
+        }
         CliRun.of("sandbox", "down", "--name", sandbox);
         try (Stream<Path> files = Files.walk(dir)) {
             for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {

@@ -17,6 +17,11 @@ import java.util.Locale;
  * shapes seen in real clusters, each policy with values of its own so that none is a duplicate the
  * backend could share. No policy admits the intruder, so with any policy present it must be blocked.
  *
+ * <p>The server also has a Service ({@link #SERVICE_IP}, the real kube-proxy's DNAT), and with any policy
+ * present one more policy isolates the client's egress and admits the server: traffic through the
+ * ClusterIP is then judged on the way out after DNAT (the eBPF backend's forward hook) as well as on the
+ * way in. It is not counted in N, which counts the policies selecting the server.
+ *
  * <p>The benchmark ports are not declared as container ports: the sandbox would start its own server
  * on a declared port, and {@code tcprate} and {@code iperf3} are to own them.
  */
@@ -26,6 +31,10 @@ final class BenchManifests {
     static final String CLIENT = NAMESPACE + "/client";
     static final String INTRUDER = NAMESPACE + "/intruder";
     static final String SERVER_IP = "10.77.0.10";
+    /** The server's Service (its ClusterIP, in the sandbox's Service range 10.96.0.0/16). */
+    static final String SERVICE_IP = "10.96.77.10";
+    /** The policy that isolates the client's egress (with N > 0). */
+    static final String CLIENT_EGRESS = "client-egress";
     /** tcprate's port (new connections per second). */
     static final int RATE_PORT = 5001;
     /** iperf3's port (bulk throughput). */
@@ -35,7 +44,10 @@ final class BenchManifests {
 
     private BenchManifests() {}
 
-    /** Writes the namespace, the three pods and {@code policies} policies into {@code dir}. */
+    /**
+     * Writes the namespace, the three pods, the server's Service and {@code policies} policies selecting
+     * the server (plus the client's egress policy when {@code policies > 0}) into {@code dir}.
+     */
     static void write(Path dir, int policies) throws IOException {
         write(dir.resolve("namespace.yaml"), """
                 apiVersion: v1
@@ -46,9 +58,36 @@ final class BenchManifests {
                 """);
         write(dir.resolve("pods.yaml"), pod("server", SERVER_IP) + "---\n" + pod("client", "10.77.0.20") + "---\n"
                 + pod("intruder", "10.77.0.30"));
+        write(dir.resolve("services.yaml"), """
+                apiVersion: v1
+                kind: Service
+                metadata:
+                  name: server
+                  namespace: bench
+                spec:
+                  clusterIP: %s
+                  selector: {app: server}
+                  ports:
+                    - {name: rate, port: %d, protocol: TCP}
+                    - {name: iperf, port: %d, protocol: TCP}
+                """.formatted(SERVICE_IP, RATE_PORT, IPERF_PORT));
         if (policies > 0) {
-            write(dir.resolve("policies.yaml"), policies(policies));
+            write(dir.resolve("policies.yaml"), policies(policies) + "---\n" + clientEgressPolicy());
         }
+    }
+
+    /** How many policies the agent applies for a point of {@code policies}: those and the client's egress policy. */
+    static int applied(int policies) {
+        return policies > 0 ? policies + 1 : 0;
+    }
+
+    /** Isolates the client's egress, admitting the server pods on both benchmark ports. */
+    static String clientEgressPolicy() {
+        return header(CLIENT_EGRESS, "{matchLabels: {app: client}}", "Egress") + """
+                  egress:
+                    - to: [{podSelector: {matchLabels: {app: server}}}]
+                      ports: [{port: %d}, {port: %d}]
+                """.formatted(RATE_PORT, IPERF_PORT);
     }
 
     private static String pod(String name, String ip) {
@@ -136,6 +175,10 @@ final class BenchManifests {
     }
 
     private static String header(String name, String podSelector) {
+        return header(name, podSelector, "Ingress");
+    }
+
+    private static String header(String name, String podSelector, String policyType) {
         return """
                 apiVersion: networking.k8s.io/v1
                 kind: NetworkPolicy
@@ -144,8 +187,8 @@ final class BenchManifests {
                   namespace: bench
                 spec:
                   podSelector: %s
-                  policyTypes: [Ingress]
-                """.formatted(name, podSelector);
+                  policyTypes: [%s]
+                """.formatted(name, podSelector, policyType);
     }
 
     /** An IPv4 address in dotted form; none of those used here is near the pods' 10.77.0.0/24. */

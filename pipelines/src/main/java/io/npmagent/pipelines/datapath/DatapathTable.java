@@ -6,29 +6,36 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * The datapath figures side by side (rows backend × policies: connections per second, the same relative
- * to that backend with no policy, throughput, whether the intruder was blocked), and as JSON.
+ * The datapath figures side by side (rows backend × policies: connections per second to the server's
+ * address and through its ClusterIP, each relative to that backend with no policy, throughput, whether
+ * the intruder was blocked), and as JSON.
  */
 final class DatapathTable {
     private DatapathTable() {}
 
     static String text(List<DatapathPoint> points) {
-        StringBuilder sb = new StringBuilder(String.format("%-16s %8s %10s %8s %8s  %s%n", "backend", "policies", "conn/s", "vs 0", "Gbit/s",
-                "intruder"));
+        StringBuilder sb = new StringBuilder(String.format("%-16s %8s %10s %8s %10s %8s %8s  %s%n", "backend", "policies", "conn/s", "vs 0",
+                "svc conn/s", "vs 0", "Gbit/s", "intruder"));
         for (DatapathPoint p : points) {
             if (!p.ok()) {
                 sb.append(String.format("%-16s %8s  %s: %s%n", p.backend(), p.policies() < 0 ? "-" : Integer.toString(p.policies()), p.status(),
                         firstLine(p.reason())));
                 continue;
             }
-            double change = changeVsNone(points, p);
-            sb.append(String.format(Locale.ROOT, "%-16s %8d %10.0f %8s %8s  %s%n", p.backend(), p.policies(), p.connectionsPerSecond(),
-                    p.policies() == 0 ? "base" : Double.isNaN(change) ? "-" : String.format(Locale.ROOT, "%+.1f%%", change * 100),
+            sb.append(String.format(Locale.ROOT, "%-16s %8d %10.0f %8s %10s %8s %8s  %s%n", p.backend(), p.policies(), p.connectionsPerSecond(),
+                    versus(p, changeVsNone(points, p)), p.serviceSamples().isEmpty() ? "-"
+                            : String.format(Locale.ROOT, "%.0f", p.serviceConnectionsPerSecond()),
+                    p.serviceSamples().isEmpty() ? "-" : versus(p, serviceChangeVsNone(points, p)),
                     p.gbitSamples().isEmpty() ? "-" : String.format(Locale.ROOT, "%.2f", p.gbitPerSecond()), intruder(p)));
         }
         return sb.toString();
+    }
+
+    private static String versus(DatapathPoint p, double change) {
+        return p.policies() == 0 ? "base" : Double.isNaN(change) ? "-" : String.format(Locale.ROOT, "%+.1f%%", change * 100);
     }
 
     /**
@@ -36,16 +43,37 @@ final class DatapathTable {
      * NaN when that row was not measured.
      */
     static double changeVsNone(List<DatapathPoint> points, DatapathPoint p) {
-        return points.stream().filter(b -> b.ok() && b.backend().equals(p.backend()) && b.policies() == 0).findFirst()
-                .map(b -> p.connectionsPerSecond() / b.connectionsPerSecond() - 1).orElse(Double.NaN);
+        return none(points, p).map(b -> p.connectionsPerSecond() / b.connectionsPerSecond() - 1).orElse(Double.NaN);
     }
 
-    /** "blocked" or "open", in capitals with the reason when it is not what the policies say it must be. */
+    /** As {@link #changeVsNone}, through the ClusterIP, against the same backend's ClusterIP rate with no policy. */
+    static double serviceChangeVsNone(List<DatapathPoint> points, DatapathPoint p) {
+        return none(points, p).map(b -> p.serviceConnectionsPerSecond() / b.serviceConnectionsPerSecond() - 1).orElse(Double.NaN);
+    }
+
+    private static Optional<DatapathPoint> none(List<DatapathPoint> points, DatapathPoint p) {
+        return points.stream().filter(b -> b.ok() && b.backend().equals(p.backend()) && b.policies() == 0).findFirst();
+    }
+
+    /**
+     * "blocked" or "open", in capitals with the reason when it is not what the policies say it must be,
+     * on the server's address or through its ClusterIP.
+     */
     private static String intruder(DatapathPoint p) {
         if (p.enforcedAsExpected()) {
             return p.intruderBlocked() ? "blocked" : "open";
         }
-        return p.intruderBlocked() ? "BLOCKED (no policy selects the server)" : "OPEN (policies not enforced)";
+        if (p.policies() == 0) {
+            return "BLOCKED (no policy selects the server)" + path(p, true);
+        }
+        return "OPEN (policies not enforced)" + path(p, false);
+    }
+
+    /** Which path disagrees, when only one does. */
+    private static String path(DatapathPoint p, boolean blocked) {
+        boolean direct = Boolean.valueOf(blocked).equals(p.intruderBlocked());
+        boolean service = Boolean.valueOf(blocked).equals(p.intruderBlockedViaService());
+        return direct == service ? "" : direct ? " on the pod address" : " through the ClusterIP";
     }
 
     private static String firstLine(String text) {
@@ -67,10 +95,14 @@ final class DatapathTable {
             if (p.ok()) {
                 row.put("connectionsPerSecond", p.connectionsPerSecond());
                 row.put("connectionsVsNone", finite(changeVsNone(points, p)));
+                row.put("serviceConnectionsPerSecond", finite(p.serviceConnectionsPerSecond()));
+                row.put("serviceConnectionsVsNone", finite(serviceChangeVsNone(points, p)));
                 row.put("gbitPerSecond", finite(p.gbitPerSecond()));
                 row.put("connectionSamples", p.connectionSamples());
+                row.put("serviceConnectionSamples", p.serviceSamples());
                 row.put("gbitSamples", p.gbitSamples());
                 row.put("intruderBlocked", p.intruderBlocked());
+                row.put("intruderBlockedViaService", p.intruderBlockedViaService());
             }
             rows.add(row);
         }

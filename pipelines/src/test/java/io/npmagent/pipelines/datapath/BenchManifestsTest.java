@@ -23,9 +23,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The benchmark's manifests mean what the pipeline says they mean, by the reference evaluator: every
- * policy selects the server, only the last in name order admits the client (on both benchmark ports),
- * none admits the intruder, and no two policies are the same apart from their names.
+ * The benchmark's manifests mean what the pipeline says they mean, by the reference evaluator: N
+ * policies select the server, only the last in name order admits the client (on both benchmark ports),
+ * none admits the intruder, no two policies are the same apart from their names, and one more isolates
+ * the client's egress and admits the server.
  */
 class BenchManifestsTest {
     private static final PodKey SERVER = PodKey.parse(BenchManifests.SERVER);
@@ -50,8 +51,9 @@ class BenchManifestsTest {
     @ValueSource(ints = {1, 2, 10, 100, 1000})
     void onlyTheLastPolicyAdmitsTheClientAndNoneTheIntruder(int n) throws IOException {
         ClusterState cluster = cluster(n);
-        assertThat(cluster.policies()).hasSize(n);
+        assertThat(cluster.policies()).hasSize(BenchManifests.applied(n)).hasSize(n + 1);
         List<PolicyKey> keys = new ArrayList<>(cluster.policies().keySet());
+        keys.remove(new PolicyKey(BenchManifests.NAMESPACE, BenchManifests.CLIENT_EGRESS));
         keys.sort(null);
         PolicyKey last = keys.get(n - 1);
         assertThat(last.name()).endsWith("-client");
@@ -59,6 +61,9 @@ class BenchManifestsTest {
             Verdict client = verdict(cluster, CLIENT, port);
             assertThat(client.ingress().isolatedBy()).as("every policy selects the server").hasSize(n);
             assertThat(client.ingress().allowedBy()).extracting(RuleRef::policy).containsExactly(last);
+            assertThat(client.egress().allowedBy()).as("the client's egress policy admits the server")
+                    .extracting(RuleRef::policy).containsExactly(new PolicyKey(BenchManifests.NAMESPACE, BenchManifests.CLIENT_EGRESS));
+            assertThat(client.allowed()).isTrue();
             Verdict intruder = verdict(cluster, INTRUDER, port);
             assertThat(intruder.allowed()).as("intruder on %d", port).isFalse();
         }
@@ -71,6 +76,9 @@ class BenchManifestsTest {
         Set<NetworkPolicy> unnamed = new HashSet<>();
         Set<String> shapes = new HashSet<>();
         for (NetworkPolicy p : cluster.policies().values()) {
+            if (p.name().equals(BenchManifests.CLIENT_EGRESS)) {
+                continue;
+            }
             unnamed.add(new NetworkPolicy(p.namespace(), "", p.podSelector(), p.policyTypes(), p.ingress(), p.egress()));
             shapes.add(p.name().substring(p.name().indexOf('-') + 1));
         }
@@ -82,6 +90,8 @@ class BenchManifestsTest {
     void withoutPoliciesEveryoneReachesTheServer() throws IOException {
         ClusterState cluster = cluster(0);
         assertThat(Files.exists(dir.resolve("policies.yaml"))).isFalse();
+        assertThat(cluster.policies()).isEmpty();
+        assertThat(Files.readString(dir.resolve("services.yaml"))).contains("clusterIP: " + BenchManifests.SERVICE_IP);
         assertThat(verdict(cluster, CLIENT, BenchManifests.RATE_PORT).allowed()).isTrue();
         assertThat(verdict(cluster, INTRUDER, BenchManifests.RATE_PORT).allowed()).isTrue();
     }

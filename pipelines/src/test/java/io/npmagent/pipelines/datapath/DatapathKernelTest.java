@@ -18,7 +18,8 @@ import picocli.CommandLine;
 
 /**
  * The datapath pipeline, small, so it cannot rot: on nft with 0 and 10 policies, one second, once. Every
- * measured row has positive figures, the intruder reaches the server without policies and is blocked
+ * measured row has positive figures (to the server's address and through its ClusterIP, kube-proxy's
+ * DNAT), the intruder reaches the server both ways without policies and is blocked both ways
  * with them (real packets: the policies were enforced while measuring), an unknown backend is a skipped
  * row, and nothing of the sandboxes is left behind. Figures are printed, never compared with a bar.
  */
@@ -44,12 +45,15 @@ class DatapathKernelTest {
             assertThat(row.get("status").getAsString()).as("%s", row).isEqualTo("ok");
             assertThat(row.get("backend").getAsString()).isEqualTo("nft");
             assertThat(row.get("connectionsPerSecond").getAsDouble()).as("%s", row).isPositive();
+            assertThat(row.get("serviceConnectionsPerSecond").getAsDouble()).as("through the ClusterIP: %s", row).isPositive();
             assertThat(row.get("gbitPerSecond").getAsDouble()).as("%s", row).isPositive();
         }
         assertThat(rows.get(1).get("policies").getAsInt()).isZero();
         assertThat(rows.get(1).get("intruderBlocked").getAsBoolean()).as("no policy selects the server").isFalse();
+        assertThat(rows.get(1).get("intruderBlockedViaService").getAsBoolean()).as("nor through the ClusterIP").isFalse();
         assertThat(rows.get(2).get("policies").getAsInt()).isEqualTo(10);
         assertThat(rows.get(2).get("intruderBlocked").getAsBoolean()).as("10 policies, none admits the intruder").isTrue();
+        assertThat(rows.get(2).get("intruderBlockedViaService").getAsBoolean()).as("nor through the ClusterIP").isTrue();
         assertThat(exit).isZero();
         assertThat(Sandbox.named(DatapathMain.sandboxName("nft")).namespaces()).as("sandbox down after each point").isEmpty();
     }

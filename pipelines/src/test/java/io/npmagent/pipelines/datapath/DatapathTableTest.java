@@ -11,20 +11,28 @@ import org.junit.jupiter.api.Test;
 class DatapathTableTest {
     private static final List<DatapathPoint> POINTS = List.of(
             DatapathPoint.skipped("bpf", "not a backend of this build"),
-            DatapathPoint.ok("nft", 0, List.of(9000.0, 10000.0, 11000.0), List.of(20.0, 21.0, 19.0), false),
-            DatapathPoint.ok("nft", 100, List.of(9690.0, 9690.0, 20000.0), List.of(20.0, 20.0, 20.0), true),
-            DatapathPoint.ok("nft", 1000, List.of(5000.0), List.of(), false),
+            DatapathPoint.ok("nft", 0, samples(List.of(9000.0, 10000.0, 11000.0), List.of(8000.0), List.of(20.0, 21.0, 19.0)), false, false),
+            DatapathPoint.ok("nft", 100, samples(List.of(9690.0, 9690.0, 20000.0), List.of(4000.0), List.of(20.0, 20.0, 20.0)), true, true),
+            DatapathPoint.ok("nft", 1000, samples(List.of(5000.0), List.of(), List.of()), false, false),
+            DatapathPoint.ok("bpf", 0, samples(List.of(100.0), List.of(100.0), List.of()), false, true),
+            DatapathPoint.ok("bpf", 10, samples(List.of(100.0), List.of(100.0), List.of()), true, false),
             DatapathPoint.failed("iptables-nft", 100, "sandbox up: it broke\nand more"));
+
+    private static DatapathPoint.Samples samples(List<Double> connections, List<Double> viaService, List<Double> gbits) {
+        return new DatapathPoint.Samples(connections, viaService, gbits);
+    }
 
     @Test
     void rowsSayHowEachPointComparesWithNoPolicies() {
         String table = DatapathTable.text(POINTS);
         assertThat(table.lines().toList()).containsExactly(
-                "backend          policies     conn/s     vs 0   Gbit/s  intruder",
+                "backend          policies     conn/s     vs 0 svc conn/s     vs 0   Gbit/s  intruder",
                 "bpf                     -  skipped: not a backend of this build",
-                "nft                     0      10000     base    20.00  open",
-                "nft                   100       9690    -3.1%    20.00  blocked",
-                "nft                  1000       5000   -50.0%        -  OPEN (policies not enforced)",
+                "nft                     0      10000     base       8000     base    20.00  open",
+                "nft                   100       9690    -3.1%       4000   -50.0%    20.00  blocked",
+                "nft                  1000       5000   -50.0%          -        -        -  OPEN (policies not enforced)",
+                "bpf                     0        100     base        100     base        -  BLOCKED (no policy selects the server) through the ClusterIP",
+                "bpf                    10        100    +0.0%        100    +0.0%        -  OPEN (policies not enforced) through the ClusterIP",
                 "iptables-nft          100  failed: sandbox up: it broke ...");
     }
 
@@ -40,6 +48,7 @@ class DatapathTableTest {
         String json = DatapathTable.json("pipelines/datapath --backend nft", POINTS);
         assertThat(json).contains("\"command\": \"pipelines/datapath --backend nft\"")
                 .contains("\"connectionsVsNone\": -0.031")
+                .contains("\"serviceConnectionsVsNone\": -0.5")
                 .contains("\"status\": \"skipped\"")
                 .contains("\"gbitPerSecond\": null")
                 .doesNotContain("NaN");
