@@ -55,7 +55,7 @@ static __always_inline int npm_verdict(struct __sk_buff *skb, __u8 direction, st
         const __u8 *peer = direction == NPM_EGRESS ? p.daddr : p.saddr;
         __u32 identity = npm_identity(version, p.family, peer);
         if (direction == NPM_EGRESS && npm_after_dnat(identity) && npm_forward_hook(p.family)) {
-            skb->mark |= NPM_MARK_DEFERRED; /* judged by npm_forward(), which remembers what it admits */
+            npm_defer(skb, &p); /* judged by npm_forward(), which remembers what it admits */
             return NPM_PASS;
         }
         /* Back into the pod it came from (its own Service, not masqueraded): loopback follows no policy (forward.h). */
@@ -95,27 +95,27 @@ static __always_inline int npm_forward_egress(struct bpf_nf_ctx *ctx, __u8 versi
 {
     struct sk_buff *skb = ctx->skb;
     struct net_device *in = ctx->state->in;
-    if (!in)
-        return NPM_NF_ACCEPT;
-    struct npm_endpoint_key ek = { .ifindex = in->ifindex, .version = version };
+    struct npm_packet now = {};
+    if (npm_forward_parse(skb, family, &now) < 0)
+        return NPM_NF_DROP; /* unreadable: never judged open */
+    struct npm_packet sent;
+    npm_forward_original(skb, &now, &sent);
+    /* The sender by tc's record; else by the interface it came in from (pods on point-to-point
+     * interfaces). Neither: tc deferred it, yet no local pod is known to have sent it (its record
+     * evicted, or the pod gone since): dropped, never judged open; a retransmission is deferred anew. */
+    __u32 from = npm_deferred_from(&sent);
+    struct npm_endpoint_key ek = { .ifindex = from ? from : (in ? in->ifindex : 0), .version = version };
     struct npm_endpoint *ep = bpf_map_lookup_elem(&npm_endpoints, &ek);
     if (!ep)
-        return NPM_NF_ACCEPT; /* no local pod's (any more): as at tc */
-    struct npm_packet now = {};
-    if (npm_forward_parse(skb, family, &now) < 0) {
-        npm_count_drop(ep->id, NPM_EGRESS, skb->len);
-        return NPM_NF_DROP; /* unreadable: never judged open */
-    }
+        return NPM_NF_DROP;
     struct net_device *out = ctx->state->out;
-    if (ep->isolated[NPM_EGRESS] && !(out && npm_loopback(in->ifindex, out->ifindex))) {
+    if (ep->isolated[NPM_EGRESS] && !npm_forward_loopback(version, ek.ifindex, out, &sent, &now)) {
         __u32 identity = npm_identity(version, family, now.daddr);
         if (!npm_peer_admitted(version, NPM_EGRESS, ep->id, identity, &now)) {
             npm_count_drop(ep->id, NPM_EGRESS, skb->len);
             return NPM_NF_DROP;
         }
     }
-    struct npm_packet sent;
-    npm_forward_original(skb, &now, &sent);
     npm_ct_create(ep->id, NPM_EGRESS, &sent);
     return NPM_NF_ACCEPT;
 }
@@ -131,19 +131,27 @@ static __always_inline int npm_forward_ingress(struct bpf_nf_ctx *ctx, __u8 vers
     struct net_device *out = ctx->state->out;
     if (!out)
         return NPM_NF_ACCEPT; /* local in: to the node */
+    struct npm_packet now = {};
+    if (npm_forward_parse(skb, family, &now) < 0)
+        return NPM_NF_DROP; /* unreadable: never judged open */
+    /* The pod it goes out to: by its interface, or where that is a bridge, by its address. */
     struct npm_endpoint_key ek = { .ifindex = out->ifindex, .version = version };
     struct npm_endpoint *ep = bpf_map_lookup_elem(&npm_endpoints, &ek);
+    int bridged = 0;
+    if (!ep) {
+        ek.ifindex = npm_local_interface(version, family, now.daddr);
+        ep = ek.ifindex ? bpf_map_lookup_elem(&npm_endpoints, &ek) : NULL;
+        bridged = 1;
+    }
     if (!ep || !ep->isolated[NPM_INGRESS])
         return NPM_NF_ACCEPT;
-    struct npm_packet now = {};
-    if (npm_forward_parse(skb, family, &now) < 0) {
-        npm_count_drop(ep->id, NPM_INGRESS, skb->len);
-        return NPM_NF_DROP;
-    }
     struct npm_packet sent;
     npm_forward_original(skb, &now, &sent);
+    if (!npm_translated(&sent, &now))
+        return NPM_NF_ACCEPT;
     struct net_device *in = ctx->state->in;
-    if (!npm_translated(&sent, &now) || (in && npm_loopback(in->ifindex, out->ifindex)))
+    int loopback = bridged ? npm_same_address(sent.saddr, now.daddr) : (in && npm_loopback(in->ifindex, out->ifindex));
+    if (loopback)
         return NPM_NF_ACCEPT;
     __u32 identity = npm_identity(version, family, now.saddr);
     if (!npm_peer_admitted(version, NPM_INGRESS, ep->id, identity, &now)) {

@@ -39,6 +39,20 @@ struct {
     __uint(pinning, LIBBPF_PIN_BY_NAME);
 } npm_ct SEC(".maps");
 
+/* The key of a packet's flow as this endpoint sent or received it. */
+static __always_inline struct npm_ct_key npm_ct_key_of(__u32 endpoint, const struct npm_packet *p)
+{
+    struct npm_ct_key key = {};
+    key.endpoint = endpoint;
+    key.family = p->family;
+    key.protocol = p->protocol;
+    key.sport = p->sport;
+    key.dport = p->dport;
+    __builtin_memcpy(key.saddr, p->saddr, 16);
+    __builtin_memcpy(key.daddr, p->daddr, 16);
+    return key;
+}
+
 /* How long a flow stays known without a packet: long for TCP, whose connections idle for hours
  * (Cilium's default); for a closing TCP flow, enough for the last ACKs and retransmitted FINs
  * (Cilium's too); for the rest, whose "connections" are guesses, conntrack's default for UDP (30 s),
@@ -83,14 +97,7 @@ static __always_inline int npm_ct_known(__u32 endpoint, __u8 direction, const st
     if (p->protocol == IPPROTO_TCP && (p->tcp_flags & (NPM_TCP_SYN | NPM_TCP_ACK)) == NPM_TCP_SYN)
         return 0; /* a new connection: judged by policy, whatever the tuple's past */
     __u64 now = bpf_ktime_get_ns();
-    struct npm_ct_key key = {};
-    key.endpoint = endpoint;
-    key.family = p->family;
-    key.protocol = p->protocol;
-    key.sport = p->sport;
-    key.dport = p->dport;
-    __builtin_memcpy(key.saddr, p->saddr, 16);
-    __builtin_memcpy(key.daddr, p->daddr, 16);
+    struct npm_ct_key key = npm_ct_key_of(endpoint, p);
     struct npm_ct_value *v = bpf_map_lookup_elem(&npm_ct, &key);
     if (v && v->direction == direction && npm_ct_live(v, p->protocol, now)) {
         npm_ct_touch(v, p, now, 0);
@@ -110,14 +117,7 @@ static __always_inline int npm_ct_known(__u32 endpoint, __u8 direction, const st
 
 static __always_inline void npm_ct_create(__u32 endpoint, __u8 direction, const struct npm_packet *p)
 {
-    struct npm_ct_key key = {};
-    key.endpoint = endpoint;
-    key.family = p->family;
-    key.protocol = p->protocol;
-    key.sport = p->sport;
-    key.dport = p->dport;
-    __builtin_memcpy(key.saddr, p->saddr, 16);
-    __builtin_memcpy(key.daddr, p->daddr, 16);
+    struct npm_ct_key key = npm_ct_key_of(endpoint, p);
     struct npm_ct_value v = {};
     v.last_seen = bpf_ktime_get_ns();
     v.direction = direction;

@@ -18,8 +18,11 @@
  * forward, on the source it had before SNAT, as the netfilter backends judge it. tc judges it again
  * on what it sees: the same source (the same verdict) or the node's (admitted).
  *
- * A pod reaching itself through its Service (the packet leaves by the interface it came in from) is
- * always admitted, both ways: it reaches its own address without policy (that never leaves the
+ * Where pods sit on a bridge the way out is the bridge, not the pod's interface: the hook finds the
+ * pod by the connection's destination address then (npm_local).
+ *
+ * A pod reaching itself through its Service (the packet leaves by the interface it came in from; on a
+ * bridge, DNAT sends it back to the address it came from) is always admitted, both ways: it reaches its own address without policy (that never leaves the
  * pod), and upstream's suite expects the same through the Service ("loopback follows no policy").
  *
  * The kernel structs are read with CO-RE (libbpf relocates these fields against the running
@@ -28,6 +31,8 @@
 #define NPM_FORWARD_H
 
 #include "common.h"
+#include "ct.h"
+#include "endpoint.h"
 #include <bpf/bpf_core_read.h>
 
 /* The agent's one packet-mark bit, the netfilter backends' too (never kube-proxy's 0x4000 or
@@ -49,6 +54,66 @@ struct {
     __type(value, __u32);
     __uint(pinning, LIBBPF_PIN_BY_NAME);
 } npm_forward_hooks SEC(".maps");
+
+/* The pod each deferred packet came from, by the tuple it was sent with (npm_ct_key, endpoint 0):
+ * tc writes it as it defers, the forward hook reads it. The hook cannot tell the pod by the
+ * interface a packet came in from wherever pods sit on a bridge (the CNI bridge plugin's cni0): a
+ * packet a pod sends to a ClusterIP is routed by the node, so it comes in from the bridge, whichever
+ * pod sent it. The value is the pod's interface (its npm_endpoints key). LRU: an entry is needed
+ * only until the hook has seen the packet, which then makes the flow's npm_ct entry. */
+struct {
+    __uint(type, BPF_MAP_TYPE_LRU_HASH);
+    __uint(max_entries, 16384);
+    __type(key, struct npm_ct_key);
+    __type(value, __u32);
+    __uint(pinning, LIBBPF_PIN_BY_NAME);
+} npm_deferred SEC(".maps");
+
+/* The local pods' addresses, per copy of the state (the agent writes them with npm_endpoints): an
+ * address to its pod's interface, the pod's npm_endpoints key. Where pods sit on a bridge the way
+ * out the forward hook sees is the bridge, not a pod's interface: it finds by this the pod a
+ * translated connection goes to. */
+struct npm_local_key {
+    __u8 version;
+    __u8 family;
+    __u8 pad[2];
+    __u8 addr[16];
+};
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 8192);
+    __type(key, struct npm_local_key);
+    __type(value, __u32);
+    __uint(pinning, LIBBPF_PIN_BY_NAME);
+} npm_local SEC(".maps");
+
+/* The interface of the local pod with this address in this copy of the state, or 0. */
+static __always_inline __u32 npm_local_interface(__u8 version, __u8 family, const __u8 *addr)
+{
+    struct npm_local_key key = { .version = version, .family = family };
+    __builtin_memcpy(key.addr, addr, 16);
+    __u32 *ifindex = bpf_map_lookup_elem(&npm_local, &key);
+    return ifindex ? *ifindex : 0;
+}
+
+/* At tc: leave the packet to the forward hook, remembering which pod's interface it came from. */
+static __always_inline void npm_defer(struct __sk_buff *skb, const struct npm_packet *p)
+{
+    struct npm_ct_key key = npm_ct_key_of(0, p);
+    __u32 ifindex = skb->ifindex;
+    bpf_map_update_elem(&npm_deferred, &key, &ifindex, BPF_ANY);
+    skb->mark |= NPM_MARK_DEFERRED;
+}
+
+/* At the forward hook: the interface of the pod that sent this deferred packet (sent: conntrack's
+ * original tuple, as tc saw it), or 0 if tc left no record. */
+static __always_inline __u32 npm_deferred_from(const struct npm_packet *sent)
+{
+    struct npm_ct_key key = npm_ct_key_of(0, sent);
+    __u32 *ifindex = bpf_map_lookup_elem(&npm_deferred, &key);
+    return ifindex ? *ifindex : 0;
+}
 
 /* ctinfo in the low bits of skb->_nfct: IP_CT_IS_REPLY and above are the reply direction. */
 #define NPM_NFCT_INFOMASK 7UL
@@ -163,13 +228,33 @@ static __always_inline int npm_loopback(__u32 in_ifindex, __u32 out_ifindex)
     return in_ifindex != 0 && in_ifindex == out_ifindex;
 }
 
+static __always_inline int npm_same_address(const __u8 *a, const __u8 *b)
+{
+    __u32 x[4], y[4]; /* word by word: BPF has no memcmp */
+    __builtin_memcpy(x, a, 16);
+    __builtin_memcpy(y, b, 16);
+    return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3];
+}
+
+/* Whether a deferred packet from the pod on interface `from` goes back to that pod (hairpin: its own
+ * Service, DNAT to itself). Where the way out is a pod's own interface, by interface (npm_loopback);
+ * where it is a bridge, which every pod's routed packets leave by, by address: DNAT sent it back to
+ * the address it came from (the netfilter backends' rule: they know only addresses). */
+static __always_inline int npm_forward_loopback(__u8 version, __u32 from, const struct net_device *out,
+                                                const struct npm_packet *sent, const struct npm_packet *now)
+{
+    if (!out)
+        return 0; /* local in: to the node */
+    struct npm_endpoint_key ek = { .ifindex = out->ifindex, .version = version };
+    if (bpf_map_lookup_elem(&npm_endpoints, &ek))
+        return npm_loopback(from, out->ifindex);
+    return npm_same_address(now->daddr, sent->saddr);
+}
+
 /* Whether DNAT changed the packet's destination: the tuple it was sent with is not the one it has. */
 static __always_inline int npm_translated(const struct npm_packet *sent, const struct npm_packet *now)
 {
-    __u32 a[4], b[4]; /* word by word: BPF has no memcmp */
-    __builtin_memcpy(a, sent->daddr, 16);
-    __builtin_memcpy(b, now->daddr, 16);
-    return a[0] != b[0] || a[1] != b[1] || a[2] != b[2] || a[3] != b[3] || sent->dport != now->dport;
+    return !npm_same_address(sent->daddr, now->daddr) || sent->dport != now->dport;
 }
 
 /* The tuple the pod sent, before any DNAT: conntrack's original tuple when the packet has one and

@@ -11,6 +11,7 @@ import io.npmagent.bpf.maps.BandwidthConfigMap;
 import io.npmagent.bpf.maps.BandwidthStatsMap;
 import io.npmagent.bpf.maps.DropMap;
 import io.npmagent.bpf.maps.EndpointMap;
+import io.npmagent.bpf.maps.LocalAddressMap;
 import io.npmagent.bpf.maps.IpcacheMap;
 import io.npmagent.bpf.maps.PolicyMap;
 import io.npmagent.bpf.maps.StateMap;
@@ -75,6 +76,7 @@ public final class BpfBackend implements Backend {
     private final Metrics metrics;
     private final BpfMap state;
     private final BpfMap endpoints;
+    private final BpfMap local;
     private final BpfMap ipcache;
     private final BpfMap policy;
     private final BpfMap drops;
@@ -104,12 +106,15 @@ public final class BpfBackend implements Backend {
 
     // What every versioned map should hold, in no copy in particular, kept from render to render.
     private final Map<Integer, EndpointMap.Value> wantEndpoints = new HashMap<>();
+    /** Placed local pods' addresses to their interfaces (npm_local: the forward hook's way to a pod on a bridge). */
+    private final Map<IpAddress, Integer> wantLocal = new HashMap<>();
     private final Map<Cidr, Integer> wantIpcache = new HashMap<>();
     private Set<PolicyEntry> wantPolicy = Set.of();
     private Set<IpAddress> nodeAddresses = Set.of();
     /** Placed local pods by interface and back. */
     private final Map<Integer, PodKey> podOfInterface = new HashMap<>();
     private final Map<PodKey, Integer> interfaceOfPod = new HashMap<>();
+    private final Map<PodKey, List<IpAddress>> addressesOfPod = new HashMap<>();
 
     /** Interfaces this run attached its programs to, and the pod behind each. */
     private final Map<Integer, PodKey> attached = new HashMap<>();
@@ -120,6 +125,7 @@ public final class BpfBackend implements Backend {
     /** One copy of the versioned maps, without the version bit. */
     private static final class Copy {
         final Map<Integer, EndpointMap.Value> endpoints = new HashMap<>();
+        final Map<IpAddress, Integer> local = new HashMap<>();
         final Map<Cidr, Integer> ipcache = new HashMap<>();
         /** Entry to its value (always 1: the number of rules is not kept). */
         final Map<PolicyEntry, Integer> policy = new HashMap<>();
@@ -133,6 +139,7 @@ public final class BpfBackend implements Backend {
     private static final class Journal {
         boolean all = true;
         final Set<Integer> endpoints = new HashSet<>();
+        final Set<IpAddress> local = new HashSet<>();
         final Set<Cidr> ipcache = new HashSet<>();
         final Set<PolicyEntry> policy = new HashSet<>();
 
@@ -144,12 +151,13 @@ public final class BpfBackend implements Backend {
         void clear() {
             all = false;
             endpoints.clear();
+            local.clear();
             ipcache.clear();
             policy.clear();
         }
 
         boolean isEmpty() {
-            return !all && endpoints.isEmpty() && ipcache.isEmpty() && policy.isEmpty();
+            return !all && endpoints.isEmpty() && local.isEmpty() && ipcache.isEmpty() && policy.isEmpty();
         }
     }
 
@@ -178,6 +186,7 @@ public final class BpfBackend implements Backend {
             object.load();
             this.state = object.map(StateMap.NAME);
             this.endpoints = object.map(EndpointMap.NAME);
+            this.local = object.map(LocalAddressMap.NAME);
             this.ipcache = object.map(IpcacheMap.NAME);
             this.policy = object.map(PolicyMap.NAME);
             this.drops = object.map(DropMap.NAME);
@@ -333,7 +342,7 @@ public final class BpfBackend implements Backend {
     }
 
     private void closeHandles() {
-        for (AutoCloseable c : new AutoCloseable[] {state, endpoints, ipcache, policy, drops, bandwidthStats, fromPod, toPod, forward, netns}) {
+        for (AutoCloseable c : new AutoCloseable[] {state, endpoints, local, ipcache, policy, drops, bandwidthStats, fromPod, toPod, forward, netns}) {
             try {
                 if (c != null) {
                     c.close();
@@ -368,12 +377,17 @@ public final class BpfBackend implements Backend {
         }
         Map<PodKey, Integer> found = podInterfaces.place(r.endpoints(), candidates, rescan || changes.all());
         Set<Integer> touchedInterfaces = new HashSet<>();
+        Set<IpAddress> touchedAddresses = new HashSet<>();
         for (PodKey pod : candidates) { // first every old place, so an interface a pod leaves can take another
             Integer old = interfaceOfPod.remove(pod);
             if (old != null) {
                 podOfInterface.remove(old);
                 wantEndpoints.remove(old);
                 touchedInterfaces.add(old);
+                for (IpAddress a : addressesOfPod.remove(pod)) {
+                    wantLocal.remove(a, old);
+                    touchedAddresses.add(a);
+                }
             }
         }
         for (PodKey pod : candidates) {
@@ -388,6 +402,11 @@ public final class BpfBackend implements Backend {
                 wantEndpoints.put(ifindex, new EndpointMap.Value(ep.id(), ep.ingressIsolated(), ep.egressIsolated(),
                         ep.bandwidth().ingressBitsPerSecond(), ep.bandwidth().egressBitsPerSecond()));
                 touchedInterfaces.add(ifindex);
+                addressesOfPod.put(pod, ep.ips());
+                for (IpAddress a : ep.ips()) {
+                    wantLocal.put(a, ifindex);
+                    touchedAddresses.add(a);
+                }
             }
         }
         if (!unplaced.isEmpty() && !candidates.isEmpty()) {
@@ -410,6 +429,7 @@ public final class BpfBackend implements Backend {
                 j.everything();
             } else if (!j.all) {
                 j.endpoints.addAll(touchedInterfaces);
+                j.local.addAll(touchedAddresses);
                 j.policy.addAll(changes.policy());
             }
         }
@@ -500,6 +520,8 @@ public final class BpfBackend implements Backend {
         changed += sync(endpoints, EndpointMap.NAME, have.endpoints,
                 keys(j.all, have.endpoints.keySet(), wantEndpoints.keySet(), j.endpoints), wantEndpoints::get,
                 k -> new EndpointMap.Key(k, v).encode(), EndpointMap.Value::encode);
+        changed += sync(local, LocalAddressMap.NAME, have.local, keys(j.all, have.local.keySet(), wantLocal.keySet(), j.local),
+                wantLocal::get, k -> new LocalAddressMap.Key(v, k).encode(), LocalAddressMap::value);
         j.clear();
         return changed;
     }
@@ -510,7 +532,8 @@ public final class BpfBackend implements Backend {
         Journal j = journals[v];
         return differs(have.ipcache, keys(j.all, have.ipcache.keySet(), wantIpcache.keySet(), j.ipcache), wantIpcache::get)
                 || differs(have.policy, keys(j.all, have.policy.keySet(), wantPolicy, j.policy), this::wantedRules)
-                || differs(have.endpoints, keys(j.all, have.endpoints.keySet(), wantEndpoints.keySet(), j.endpoints), wantEndpoints::get);
+                || differs(have.endpoints, keys(j.all, have.endpoints.keySet(), wantEndpoints.keySet(), j.endpoints), wantEndpoints::get)
+                || differs(have.local, keys(j.all, have.local.keySet(), wantLocal.keySet(), j.local), wantLocal::get);
     }
 
     private Integer wantedRules(PolicyEntry e) {
@@ -576,6 +599,7 @@ public final class BpfBackend implements Backend {
     private void readBack() {
         for (Copy c : copies) {
             c.endpoints.clear();
+            c.local.clear();
             c.ipcache.clear();
             c.policy.clear();
         }
@@ -584,6 +608,10 @@ public final class BpfBackend implements Backend {
         for (byte[][] kv : endpoints.entries()) {
             EndpointMap.Key k = EndpointMap.Key.decode(kv[0]);
             copies[k.version() & 1].endpoints.put(k.ifindex(), EndpointMap.Value.decode(kv[1]));
+        }
+        for (byte[][] kv : local.entries()) {
+            LocalAddressMap.Key k = LocalAddressMap.Key.decode(kv[0]);
+            copies[k.version() & 1].local.put(k.address(), LocalAddressMap.ifindex(kv[1]));
         }
         for (byte[][] kv : ipcache.entries()) {
             IpcacheMap.Key k = IpcacheMap.Key.decode(kv[0]);
@@ -637,6 +665,7 @@ public final class BpfBackend implements Backend {
         gauge(PolicyMap.NAME, copies[0].policy.size() + copies[1].policy.size(), policy.maxEntries());
         gauge(IpcacheMap.NAME, copies[0].ipcache.size() + copies[1].ipcache.size(), ipcache.maxEntries());
         gauge(EndpointMap.NAME, copies[0].endpoints.size() + copies[1].endpoints.size(), endpoints.maxEntries());
+        gauge(LocalAddressMap.NAME, copies[0].local.size() + copies[1].local.size(), local.maxEntries());
     }
 
     private void gauge(String map, long entries, int max) {

@@ -29,8 +29,11 @@ final class ForwardHooks implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ForwardHooks.class.getName());
     static final String PROGRAM = "npm_forward";
     static final String MAP = "npm_forward_hooks";
-    /** After the filter table's FORWARD chain (0; DNAT happened at PREROUTING already); a new run's link takes 2 if 1 is taken. */
+    /** After the filter table's FORWARD chain (0; DNAT happened at PREROUTING already); a new run's link takes the next free one. */
     static final int PRIORITY = 1;
+    /** How many priorities from {@link #PRIORITY} a new link may take: all of them after the filter table (0), before security (50). */
+    private static final int PRIORITIES = 16;
+    private static final int EBUSY = 16;
     private static final int[] FAMILIES = {NetfilterLink.NFPROTO_IPV4, NetfilterLink.NFPROTO_IPV6};
     /**
      * Forward, and local in: a DNAT to the node itself (the kubernetes Service, a host-network backend)
@@ -96,8 +99,7 @@ final class ForwardHooks implements AutoCloseable {
         // The kernel refuses two BPF hooks of one priority on a hook (EBUSY), and the old link must judge
         // until the new one does: the new link takes the priority the old one does not use.
         Path pin = pin(family, hook);
-        int priority = priorityOf(pin) == PRIORITY ? PRIORITY + 1 : PRIORITY;
-        NetfilterLink link = netns.get(() -> NetfilterLink.attach(program, family, hook, priority));
+        NetfilterLink link = linkBeside(family, hook, priorityOf(pin));
         // Pinned aside (bpffs refuses dots in names), then moved over the old pin in one rename: the old
         // link ends there (once this run's descriptor of it, if any, is closed), and a crash at any point
         // leaves one link pinned.
@@ -114,6 +116,31 @@ final class ForwardHooks implements AutoCloseable {
         if (old != null) {
             old.close();
         }
+    }
+
+    /**
+     * A new link at the first free priority from {@link #PRIORITY} on that is not {@code pinned}'s. Not
+     * simply the other of two: on a real node (pipelines/node-e2e, kernel 6.18) a hook's BPF priority was
+     * seen taken (EBUSY) with no link left that held it, after a few agent generations; the next free
+     * one serves as well, since every priority here is after DNAT and before SNAT.
+     */
+    private NetfilterLink linkBeside(int family, int hook, int pinned) {
+        BpfException busy = null;
+        for (int priority = PRIORITY; priority < PRIORITY + PRIORITIES; priority++) {
+            if (priority == pinned) {
+                continue;
+            }
+            int p = priority;
+            try {
+                return netns.get(() -> NetfilterLink.attach(program, family, hook, p));
+            } catch (BpfException e) {
+                if (e.errno() != EBUSY) {
+                    throw e;
+                }
+                busy = e;
+            }
+        }
+        throw busy;
     }
 
     /** The priority of the link pinned at {@code pin}, 0 when there is none. */

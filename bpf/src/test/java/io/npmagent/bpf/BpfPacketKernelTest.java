@@ -69,6 +69,23 @@ class BpfPacketKernelTest {
         PacketScenarios.aPodReachesItselfThroughItsServiceWhateverItsPolicies(net, backend(net));
     }
 
+    /**
+     * Pods on a bridge (the CNI bridge plugin's layout): every Service connection comes in from the
+     * bridge, whichever pod sent it, and goes out by it, whichever pod it goes to. The forward hook still
+     * judges egress on the pod that sent it (it admitted them all unjudged before npm_deferred) and a
+     * masqueraded connection on its source before SNAT at the pod it goes to (unjudged before
+     * npm_local); a pod still reaches itself through its Service.
+     */
+    @Test
+    void onABridgeServiceTrafficIsJudgedOnThePodThatSentIt() {
+        net.close();
+        net = PodNetwork.createBridged("a", "b", "c");
+        Backend b = backend(net);
+        PacketScenarios.serviceTrafficIsJudgedOnTheBackend(net, b);
+        PacketScenarios.aPodReachesItselfThroughItsServiceWhateverItsPolicies(net, b);
+        PacketScenarios.masqueradedServiceTrafficIsJudgedOnItsSource(net, b);
+    }
+
     @Test
     void serviceTrafficToARemoteBackendIsJudgedOnIt() {
         PacketScenarios.serviceTrafficToARemoteBackendIsJudgedOnIt(net, backend(net));
@@ -82,6 +99,21 @@ class BpfPacketKernelTest {
     @Test
     void anOpenServiceConnectionOutlivesAPolicyThatNowDeniesIt() {
         PacketScenarios.anOpenServiceConnectionOutlivesAPolicyThatNowDeniesIt(net, backend(net));
+    }
+
+    /**
+     * Agent after agent on one node (a DaemonSet's pod deleted again and again): each links its forward
+     * hook beside its predecessor's and takes over, however many came before. On the real node (kernel
+     * 6.18) the third generation found its priority taken though no link held it.
+     */
+    @Test
+    void everyGenerationOfAgentHasItsForwardHook() {
+        for (int generation = 1; generation <= 5; generation++) {
+            BpfBackend b = (BpfBackend) backend(net);
+            assertThat(b.forwardHookProblem()).as("generation " + generation).isNull();
+            b.close();
+            started.remove(b);
+        }
     }
 
     @Test

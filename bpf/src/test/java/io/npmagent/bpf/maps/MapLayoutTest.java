@@ -35,6 +35,17 @@ class MapLayoutTest {
     }
 
     @Test
+    void localAddress() {
+        LocalAddressMap.Key v4 = new LocalAddressMap.Key(1, IpAddress.parse("10.244.0.7"));
+        assertThat(hex(v4.encode())).isEqualTo("01" + "04" + "0000" + "0af40007" + "00".repeat(12));
+        assertThat(LocalAddressMap.Key.decode(v4.encode())).isEqualTo(v4);
+        LocalAddressMap.Key v6 = new LocalAddressMap.Key(0, IpAddress.parse("fd00::7"));
+        assertThat(hex(v6.encode())).isEqualTo("00" + "06" + "0000" + "fd00" + "0000".repeat(6) + "0007");
+        assertThat(LocalAddressMap.Key.decode(v6.encode())).isEqualTo(v6);
+        assertThat(hex(LocalAddressMap.value(0x0102))).isEqualTo("02010000");
+    }
+
+    @Test
     void bandwidth() {
         assertThat(hex(BandwidthConfigMap.value(Duration.ofMillis(2), Duration.ofNanos(258), Duration.ofSeconds(1))))
                 .isEqualTo("80841e0000000000" + "0201000000000000" + "00ca9a3b00000000");

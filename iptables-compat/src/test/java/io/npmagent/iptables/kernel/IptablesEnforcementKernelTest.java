@@ -67,6 +67,17 @@ class IptablesEnforcementKernelTest {
         PacketScenarios.serviceTrafficToARemoteBackendIsJudgedOnIt(n, backend(variant, n));
     }
 
+    /** Pods on a bridge (the CNI bridge plugin's layout): Service traffic routed in and out of the bridge, judged as on veths. */
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void onABridgeServiceTrafficIsJudgedAfterDnatAndBeforeSnat(IptablesVariant variant) {
+        KernelTestSupport.require("ipset", variant.restore(Family.IPV4));
+        net = PodNetwork.createBridged("a", "b", "c");
+        Backend b = backend(variant, net);
+        PacketScenarios.serviceTrafficIsJudgedOnTheBackend(net, b);
+        PacketScenarios.masqueradedServiceTrafficIsJudgedOnItsSource(net, b);
+    }
+
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)
     void masqueradedServiceTrafficIsJudgedOnItsSource(IptablesVariant variant) {

@@ -28,6 +28,12 @@ import java.util.concurrent.Future;
  * that accepts and closes, dual stack: a few lines of Python, not iperf3, whose server refuses or resets
  * connections that arrive between two of its tests, which parallel probes do. Closing kills the servers
  * and deletes every namespace, whatever state setup reached.
+ *
+ * <p>{@link #createBridged} lays the pods out as the CNI bridge plugin does instead: every pod's veth a
+ * port of one bridge ({@code npmbr0}, {@code 10.99.0.254/24} and {@code fd99::fe/64}, the pods' gateway),
+ * the pods' addresses in that subnet, and the kernel handing bridged packets to netfilter
+ * (br_netfilter), as kube-proxy requires. Pod-to-pod traffic is then bridged, and traffic to a
+ * Service is routed in and out of the bridge itself, not of a pod's interface.
  */
 public final class PodNetwork implements AutoCloseable {
     public static final int PORT = 5201;
@@ -79,6 +85,8 @@ public final class PodNetwork implements AutoCloseable {
     private static final IpAddress REMOTE_V6 = IpAddress.parse("fd99:1::1");
     /** The other node's pod, once {@link #remote} made it. */
     private Netns remote;
+    private final boolean bridged;
+    private static final String BRIDGE = "npmbr0";
 
 
     /** One probe: from a pod to another pod's address. */
@@ -94,13 +102,23 @@ public final class PodNetwork implements AutoCloseable {
         }
     }
 
-    private PodNetwork(Netns node, Path pidDir) {
+    private PodNetwork(Netns node, Path pidDir, boolean bridged) {
         this.node = node;
         this.pidDir = pidDir;
+        this.bridged = bridged;
     }
 
-    /** Builds the node and one pod per name, numbered from 1 in order. */
+    /** Builds the node and one pod per name, numbered from 1 in order, each on its own routed veth. */
     public static PodNetwork create(String... podNames) {
+        return create(false, podNames);
+    }
+
+    /** Builds the node and one pod per name, numbered from 1 in order, on one bridge (as the CNI bridge plugin). */
+    public static PodNetwork createBridged(String... podNames) {
+        return create(true, podNames);
+    }
+
+    private static PodNetwork create(boolean bridged, String... podNames) {
         KernelTestSupport.require("python3");
         Path dir;
         try {
@@ -108,9 +126,17 @@ public final class PodNetwork implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        PodNetwork net = new PodNetwork(Netns.create("node"), dir);
+        PodNetwork net = new PodNetwork(Netns.create("node"), dir, bridged);
         try {
             net.node.must("sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1");
+            if (bridged) {
+                net.node.must("ip", "link", "add", BRIDGE, "type", "bridge");
+                net.node.must("sysctl", "-qw", "net.ipv6.conf." + BRIDGE + ".accept_dad=0",
+                        "net.bridge.bridge-nf-call-iptables=1", "net.bridge.bridge-nf-call-ip6tables=1");
+                net.node.must("ip", "addr", "add", "10.99.0.254/24", "dev", BRIDGE);
+                net.node.must("ip", "-6", "addr", "add", "fd99::fe/64", "dev", BRIDGE, "nodad");
+                net.node.must("ip", "link", "set", BRIDGE, "up");
+            }
             for (int i = 0; i < podNames.length; i++) {
                 net.addPod(podNames[i], i + 1);
             }
@@ -142,18 +168,30 @@ public final class PodNetwork implements AutoCloseable {
         // loop falls behind; a full accept queue drops SYNs, which would read as a policy's denial.
         pod.must("sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
                 "net.ipv6.conf.eth0.accept_dad=0", "net.core.somaxconn=65535");
-        pod.must("ip", "addr", "add", v4(i) + "/32", "dev", "eth0");
-        pod.must("ip", "-6", "addr", "add", v6(i) + "/128", "dev", "eth0", "nodad");
-        pod.must("ip", "link", "set", "eth0", "up");
-        pod.must("ip", "route", "add", "169.254.1.1", "dev", "eth0", "scope", "link");
-        pod.must("ip", "route", "add", "default", "via", "169.254.1.1", "dev", "eth0");
-        pod.must("ip", "-6", "route", "add", "default", "via", "fe80::1", "dev", "eth0");
-        node.must("sysctl", "-qw", "net.ipv6.conf." + veth + ".accept_dad=0");
-        node.must("ip", "addr", "add", "169.254.1.1/32", "dev", veth);
-        node.must("ip", "-6", "addr", "add", "fe80::1/64", "dev", veth, "nodad");
-        node.must("ip", "link", "set", veth, "up");
-        node.must("ip", "route", "add", v4(i) + "/32", "dev", veth);
-        node.must("ip", "-6", "route", "add", v6(i) + "/128", "dev", veth);
+        if (bridged) {
+            pod.must("ip", "addr", "add", v4(i) + "/24", "dev", "eth0");
+            pod.must("ip", "-6", "addr", "add", v6(i) + "/64", "dev", "eth0", "nodad");
+            pod.must("ip", "link", "set", "eth0", "up");
+            pod.must("ip", "route", "add", "default", "via", "10.99.0.254", "dev", "eth0");
+            pod.must("ip", "-6", "route", "add", "default", "via", "fd99::fe", "dev", "eth0");
+            node.must("ip", "link", "set", veth, "master", BRIDGE);
+            // hairpin: a frame may leave by the port it came in from (a pod reaching itself through its Service), as the plugin's hairpinMode.
+            node.must("ip", "link", "set", veth, "type", "bridge_slave", "hairpin", "on");
+            node.must("ip", "link", "set", veth, "up");
+        } else {
+            pod.must("ip", "addr", "add", v4(i) + "/32", "dev", "eth0");
+            pod.must("ip", "-6", "addr", "add", v6(i) + "/128", "dev", "eth0", "nodad");
+            pod.must("ip", "link", "set", "eth0", "up");
+            pod.must("ip", "route", "add", "169.254.1.1", "dev", "eth0", "scope", "link");
+            pod.must("ip", "route", "add", "default", "via", "169.254.1.1", "dev", "eth0");
+            pod.must("ip", "-6", "route", "add", "default", "via", "fe80::1", "dev", "eth0");
+            node.must("sysctl", "-qw", "net.ipv6.conf." + veth + ".accept_dad=0");
+            node.must("ip", "addr", "add", "169.254.1.1/32", "dev", veth);
+            node.must("ip", "-6", "addr", "add", "fe80::1/64", "dev", veth, "nodad");
+            node.must("ip", "link", "set", veth, "up");
+            node.must("ip", "route", "add", v4(i) + "/32", "dev", veth);
+            node.must("ip", "-6", "route", "add", v6(i) + "/128", "dev", veth);
+        }
         Path pidFile = pidDir.resolve(name + ".pid");
         pidFiles.add(pidFile);
         // In the background with its own stdio, so the runner is not left waiting on its pipes.

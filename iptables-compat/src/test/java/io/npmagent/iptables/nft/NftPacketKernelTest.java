@@ -53,6 +53,16 @@ class NftPacketKernelTest {
         PacketScenarios.aPodReachesItselfThroughItsServiceWhateverItsPolicies(net, backend(net));
     }
 
+    /** Pods on a bridge (the CNI bridge plugin's layout): Service traffic routed in and out of the bridge, judged as on veths. */
+    @Test
+    void onABridgeServiceTrafficIsJudgedAfterDnatAndBeforeSnat() {
+        net.close();
+        net = PodNetwork.createBridged("a", "b", "c");
+        NftBackend b = backend(net);
+        PacketScenarios.serviceTrafficIsJudgedOnTheBackend(net, b);
+        PacketScenarios.masqueradedServiceTrafficIsJudgedOnItsSource(net, b);
+    }
+
     @Test
     void serviceTrafficToARemoteBackendIsJudgedOnIt() {
         PacketScenarios.serviceTrafficToARemoteBackendIsJudgedOnIt(net, backend(net));

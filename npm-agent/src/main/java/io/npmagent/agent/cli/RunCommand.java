@@ -1,6 +1,7 @@
 package io.npmagent.agent.cli;
 
 import io.npmagent.agent.backend.Backends;
+import io.npmagent.agent.backend.PredecessorCleanup;
 import io.npmagent.agent.config.AgentConfig;
 import io.npmagent.agent.config.ConfigWatcher;
 import io.npmagent.agent.config.LogLevels;
@@ -108,7 +109,7 @@ final class RunCommand implements Callable<Integer> {
         Backends.Chosen backend;
         try {
             backend = Backends.choose(given("--backend") ? options.backend : config.backend(),
-                    Backends.Placement.of(options.netns, given("--bpffs") ? options.bpffs : config.bpffs()),
+                    placement(config),
                     given("--edt-horizon", "--ecn-threshold", "--ingress-burst", "--bbr") ? bandwidth.settings() : config.bandwidth(), metrics);
         } catch (IllegalArgumentException | IllegalStateException e) {
             return usage(e.getMessage());
@@ -136,6 +137,7 @@ final class RunCommand implements Callable<Integer> {
         KubeLoop loop = new KubeLoop(source, agent, stateDir);
         try (ProblemEvents events = new ProblemEvents(client, node)) {
             loop.afterEachStep(() -> events.report(agent.objectErrors()));
+            loop.afterEachStep(new PredecessorCleanup(agent.backendName(), placement(config), agent::converged));
             return runUntilStopped(loop, agent, () -> serve(config, agent, loop::latest, source::counts));
         }
     }
@@ -167,6 +169,11 @@ final class RunCommand implements Callable<Integer> {
                     + " or " + config.debugListeningAddress() + ":" + config.debugListeningPort() + ": " + e.getMessage());
             return null;
         }
+    }
+
+    /** Where the backends work: the namespace and bpffs given, else the configuration's bpffs. */
+    private Backends.Placement placement(AgentConfig config) {
+        return Backends.Placement.of(options.netns, given("--bpffs") ? options.bpffs : config.bpffs());
     }
 
     private int usage(String message) {

@@ -45,6 +45,7 @@ public final class ControlPlane implements AutoCloseable {
     private final int etcdPort;
     private final int apiPort;
     private final String advertise;
+    private final Shape shape;
     private final List<ChildProcess> processes = new ArrayList<>();
     private ChildProcess etcd;
     private ChildProcess apiserver;
@@ -52,12 +53,29 @@ public final class ControlPlane implements AutoCloseable {
     private final HttpClient http = HttpClient.newHttpClient();
     private final java.util.Map<String, okhttp3.OkHttpClient> statusClients = new java.util.HashMap<>();
 
-    private ControlPlane(Path dir, Pki pki, int etcdPort, int apiPort, String advertise) {
+    private ControlPlane(Path dir, Pki pki, int etcdPort, int apiPort, String advertise, Shape shape) {
         this.dir = dir;
         this.pki = pki;
         this.etcdPort = etcdPort;
         this.apiPort = apiPort;
         this.advertise = advertise;
+        this.shape = shape;
+    }
+
+    /**
+     * Where the API server listens and which controllers run: a test's control plane on loopback with the
+     * controllers an agent's world needs, or a one-node cluster's (pipelines/cluster), run inside the
+     * node's network namespace, listening on the node's addresses at a fixed port, with every default
+     * controller (DaemonSets, ReplicaSets, pod garbage collection, ...) and the scheduler.
+     */
+    public record Shape(String bindAddress, int apiPort, String controllers, boolean scheduler) {
+        static final Shape LOOPBACK = new Shape("127.0.0.1", 0,
+                "serviceaccount,namespace,endpointslice,endpointslicemirroring,garbagecollector,root-ca-cert-publisher", false);
+
+        /** A node's control plane: every address of the node's namespace, {@code port}, all default controllers, a scheduler. */
+        public static Shape node(int port) {
+            return new Shape("0.0.0.0", port, "*", true);
+        }
     }
 
     /**
@@ -69,6 +87,11 @@ public final class ControlPlane implements AutoCloseable {
      *                  address; loopback when nothing outside this machine's namespaces needs it)
      */
     public static ControlPlane start(Path dir, String advertise) throws IOException {
+        return start(dir, advertise, Shape.LOOPBACK);
+    }
+
+    /** {@link #start(Path, String)} in the given shape. */
+    public static ControlPlane start(Path dir, String advertise, Shape shape) throws IOException {
         Instant t0 = Instant.now();
         Path bin = KubeBinaries.dir();
         Files.createDirectories(dir);
@@ -78,8 +101,11 @@ public final class ControlPlane implements AutoCloseable {
         pki.client("admin", "npm-agent-admin", "system:masters");
         pki.client("controller-manager", "system:kube-controller-manager", null);
         pki.client("kube-proxy", "system:kube-proxy", null);
+        pki.client("kube-scheduler", "system:kube-scheduler", null);
+        // What the API server shows the kubelets it calls (logs, exec, port-forward).
+        pki.client("apiserver-kubelet-client", "kube-apiserver-kubelet-client", "system:masters");
         pki.signingKey("service-account");
-        ControlPlane cp = new ControlPlane(dir, pki, freePort(), freePort(), advertise);
+        ControlPlane cp = new ControlPlane(dir, pki, freePort(), shape.apiPort() > 0 ? shape.apiPort() : freePort(), advertise, shape);
         try {
             cp.startEtcd(bin);
             cp.startApiServer(bin);
@@ -88,12 +114,19 @@ public final class ControlPlane implements AutoCloseable {
                     "--kubeconfig=" + cmConfig, "--authentication-kubeconfig=" + cmConfig,
                     "--authorization-kubeconfig=" + cmConfig,
                     "--bind-address=127.0.0.1", "--secure-port=0", "--leader-elect=false",
-                    "--controllers=serviceaccount,namespace,endpointslice,endpointslicemirroring,garbagecollector,root-ca-cert-publisher",
+                    "--controllers=" + shape.controllers(),
                     "--use-service-account-credentials=true",
                     "--service-account-private-key-file=" + pki.file("service-account.key"), "--root-ca-file=" + pki.ca(),
                     "--service-cluster-ip-range=" + SERVICE_CIDRS, "--v=1"),
                     dir.resolve("logs/kube-controller-manager.log")).start());
             cp.certificateKubeconfig("admin");
+            if (shape.scheduler()) {
+                Path schedConfig = cp.certificateKubeconfig("kube-scheduler");
+                cp.processes.add(new ChildProcess("kube-scheduler", List.of(bin.resolve("kube-scheduler").toString(),
+                        "--kubeconfig=" + schedConfig, "--authentication-kubeconfig=" + schedConfig,
+                        "--authorization-kubeconfig=" + schedConfig, "--bind-address=127.0.0.1", "--secure-port=0",
+                        "--leader-elect=false", "--v=1"), dir.resolve("logs/kube-scheduler.log")).start());
+            }
             // The controller manager works once it has given the default namespace its ServiceAccount.
             ChildProcess cm = cp.processes.get(cp.processes.size() - 1);
             cp.await(cm, () -> {
@@ -130,10 +163,12 @@ public final class ControlPlane implements AutoCloseable {
 
     private ChildProcess apiServer(Path bin, int port, String name) throws IOException {
         ChildProcess p = new ChildProcess(name, List.of(bin.resolve("kube-apiserver").toString(),
-                "--etcd-servers=http://127.0.0.1:" + etcdPort, "--bind-address=127.0.0.1", "--secure-port=" + port,
+                "--etcd-servers=http://127.0.0.1:" + etcdPort, "--bind-address=" + shape.bindAddress(), "--secure-port=" + port,
                 "--advertise-address=" + advertise, "--cert-dir=" + dir.resolve("pki"),
                 "--tls-cert-file=" + pki.file("apiserver.crt"), "--tls-private-key-file=" + pki.file("apiserver.key"),
                 "--client-ca-file=" + pki.ca(), "--authorization-mode=Node,RBAC",
+                "--kubelet-client-certificate=" + pki.file("apiserver-kubelet-client.crt"),
+                "--kubelet-client-key=" + pki.file("apiserver-kubelet-client.key"), "--kubelet-preferred-address-types=InternalIP",
                 "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
                 "--service-account-key-file=" + pki.file("service-account.pub"),
                 "--service-account-signing-key-file=" + pki.file("service-account.key"),
@@ -268,7 +303,16 @@ public final class ControlPlane implements AutoCloseable {
         return startup;
     }
 
-    /** A kubeconfig for the client certificate {@code pki/NAME.crt} (admin, controller-manager, kube-proxy). */
+    /**
+     * A node's kubelet credentials: a client certificate for {@code system:node:NODE} in {@code system:nodes}
+     * (what the Node authorizer admits), in {@code kubelet.kubeconfig}.
+     */
+    public Path kubeletKubeconfig(String node) throws IOException {
+        pki.client("kubelet", "system:node:" + node, "system:nodes");
+        return certificateKubeconfig("kubelet");
+    }
+
+    /** A kubeconfig for the client certificate {@code pki/NAME.crt} (admin, controller-manager, kube-proxy, kube-scheduler). */
     public Path certificateKubeconfig(String name) throws IOException {
         return Kubeconfig.withCertificate(dir.resolve(name + ".kubeconfig"), server(), pki.ca(), pki.file(name + ".crt"), pki.file(name + ".key"));
     }

@@ -40,7 +40,6 @@ public final class DeployManifests {
     public static final String PROMETHEUS_RULE = "monitoring/prometheusrule.yaml";
     public static final String POD_MONITOR = "monitoring/podmonitor.yaml";
     public static final String DASHBOARD = "grafana/dashboard.json";
-    public static final String DOCKERFILE = "Dockerfile";
     /** The Kubernetes manifests {@code kubectl apply -f npm-agent/deploy/} applies. */
     public static final List<String> CORE_MANIFESTS = List.of(RBAC, CONFIGMAP, DAEMONSET);
 
@@ -56,7 +55,7 @@ public final class DeployManifests {
         throw new IllegalStateException("npm-agent/deploy not found from " + Path.of("").toAbsolutePath());
     }
 
-    /** The repository's root, which the Dockerfile's paths are relative to. */
+    /** The repository's root, which the image build's paths are relative to. */
     public static Path repositoryRoot() {
         return dir().getParent().getParent();
     }
@@ -185,8 +184,17 @@ public final class DeployManifests {
         }
     }
 
-    /** The Dockerfile's instructions. */
-    public static Dockerfile dockerfile() {
-        return Dockerfile.parse(text(DOCKERFILE));
+    /** {@code npm-agent/image/build}, the script that builds the image the DaemonSet runs. */
+    public static Path imageBuildScript() {
+        return dir().getParent().resolve("image").resolve("build");
+    }
+
+    /** The image build script's declarations (entrypoint, cmd, packages, copies, PATH). */
+    public static ImageBuild imageBuild() {
+        try {
+            return ImageBuild.parse(Files.readString(imageBuildScript(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }

@@ -33,7 +33,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.Collectors;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Element;
@@ -43,8 +42,8 @@ import org.w3c.dom.NodeList;
  * The Kubernetes manifests of {@code npm-agent/deploy/} against each other and against the code: they
  * parse into typed objects; the DaemonSet runs the agent as its service account, with its configuration
  * from the ConfigMap, probes where the agent serves them, only the capabilities it needs; the ClusterRole
- * grants exactly what the agent calls; the ConfigMap is the agent's defaults, every key; the Dockerfile
- * builds what the DaemonSet runs.
+ * grants exactly what the agent calls; the ConfigMap is the agent's defaults, every key; the image build
+ * script ({@code npm-agent/image/build}) builds what the DaemonSet runs.
  */
 class DeployManifestsTest {
     /** What the agent calls: its informers list and watch, and it reports problems as Events. */
@@ -300,42 +299,80 @@ class DeployManifestsTest {
     }
 
     @Test
-    void theDockerfileBuildsWhatTheDaemonSetRuns() throws Exception {
-        Dockerfile docker = DeployManifests.dockerfile();
+    void theImageBuildScriptBuildsWhatTheDaemonSetRuns() throws Exception {
+        ImageBuild image = DeployManifests.imageBuild();
         V1Container agent = DeployManifests.agentContainer();
-        assertThat(docker.instructions().get(0).keyword()).isEqualTo("FROM");
-        assertThat(docker.only("FROM").arguments()).startsWith("eclipse-temurin:17-jre");
-        assertThat(docker.only("ENTRYPOINT").execForm()).isEqualTo(agent.getCommand());
-        assertThat(docker.only("CMD").execForm()).isEqualTo(agent.getArgs());
-        String installs = docker.all("RUN").stream().map(Dockerfile.Instruction::arguments).collect(Collectors.joining(" "));
-        assertThat(List.of(installs.split("\\s+"))).contains("iptables", "ipset", "nftables", "iproute2", "libbpf1");
-        assertThat(docker.all("USER")).as("the agent runs as root (with the DaemonSet's capabilities only)").isEmpty();
-
-        // Every path it copies is in the checkout or made by the Maven build, and the build context
-        // (Dockerfile.dockerignore) lets it through.
         Path root = DeployManifests.repositoryRoot();
-        List<String> ignore = Files.readAllLines(DeployManifests.dir().resolve("Dockerfile.dockerignore"));
+        assertThat(Files.isExecutable(DeployManifests.imageBuildScript())).isTrue();
+        assertThat(image.words("entrypoint")).as("entrypoint: the DaemonSet's command").isEqualTo(agent.getCommand());
+        assertThat(image.words("cmd")).as("cmd: the DaemonSet's args").isEqualTo(agent.getArgs());
+        assertThat(image.words("packages")).contains("iptables", "ipset", "nftables", "iproute2", "libbpf1");
+        V1SecurityContext sc = agent.getSecurityContext();
+        assertThat(image.word("user")).as("the agent runs as root (with the DaemonSet's capabilities only)")
+                .isEqualTo(sc.getRunAsUser() + ":" + sc.getRunAsGroup());
+        // The script tags the image with the version Maven builds, which is what the DaemonSet runs.
+        assertThat(agent.getImage()).endsWith(":" + pomVersion(root.resolve("npm-agent/pom.xml")));
+
+        // Every path it copies is in the checkout or made by the Maven build.
         Map<String, String> copied = new java.util.LinkedHashMap<>();
-        for (Dockerfile.Instruction copy : docker.all("COPY")) {
-            List<String> words = copy.words();
-            assertThat(words).as("COPY " + copy.arguments()).hasSize(2);
-            String source = words.get(0);
-            copied.put(stripSlash(source), words.get(1));
-            assertThat(Files.exists(root.resolve(source)) || madeByTheBuild(root, source))
-                    .as(source + " exists or is made by the Maven build").isTrue();
-            assertThat(ignore).as("Dockerfile.dockerignore lets " + source + " into the context").contains("!" + source);
+        for (String copy : image.words("copies")) {
+            String[] parts = copy.split(":", -1);
+            assertThat(parts).as("copies: SOURCE:DESTINATION, " + copy).hasSize(2);
+            copied.put(stripSlash(parts[0]), stripSlash(parts[1]));
+            assertThat(Files.exists(root.resolve(parts[0])) || madeByTheBuild(root, parts[0]))
+                    .as(parts[0] + " exists or is made by the Maven build").isTrue();
         }
         assertThat(copied).containsOnlyKeys("npm-agent/bin/npm-agent", "npm-agent/target/npm-agent.jar", "npm-agent/target/lib");
         assertThat(Files.isExecutable(root.resolve("npm-agent/bin/npm-agent"))).isTrue();
-        // The launcher finds the jar at ../target/npm-agent.jar and the jars at ../target/lib, and is on PATH.
+        // The launcher finds the jar at ../target/npm-agent.jar and the jars at ../target/lib, and is on PATH,
+        // and so is the JRE's java, which it runs.
         Path launcher = Path.of(copied.get("npm-agent/bin/npm-agent"));
         Path home = launcher.getParent().getParent();
         assertThat(launcher.getFileName().toString()).isEqualTo(agent.getCommand().get(0));
         assertThat(Path.of(copied.get("npm-agent/target/npm-agent.jar"))).isEqualTo(home.resolve("target/npm-agent.jar"));
-        assertThat(Path.of(stripSlash(copied.get("npm-agent/target/lib")))).isEqualTo(home.resolve("target/lib"));
-        String path = docker.all("ENV").stream().map(Dockerfile.Instruction::arguments).filter(a -> a.startsWith("PATH="))
-                .findFirst().orElseThrow();
-        assertThat(List.of(path.substring("PATH=".length()).split(":"))).contains(launcher.getParent().toString());
+        assertThat(Path.of(copied.get("npm-agent/target/lib"))).isEqualTo(home.resolve("target/lib"));
+        assertThat(image.words("path")).contains(launcher.getParent().toString(), image.word("java_home") + "/bin");
+    }
+
+    /** The test above means something only if the reader refuses what it cannot read as bash would. */
+    @Test
+    void theScriptReaderReadsPlainDeclarationsOnly() {
+        ImageBuild script = ImageBuild.parse("""
+                #!/usr/bin/env bash
+                one=(a b)  # a comment
+                many=(
+                  x:y   # the first
+                  # between
+                  z
+                )
+                word=w
+                quoted=("a b" c)
+                expanded=(run $HOME)
+                twice=(a)
+                twice=(b)
+                  indented=(not read)
+                """);
+        assertThat(script.words("one")).containsExactly("a", "b");
+        assertThat(script.words("many")).containsExactly("x:y", "z");
+        assertThat(script.word("word")).isEqualTo("w");
+        assertThatThrownBy(() -> script.words("quoted")).hasMessageContaining("not plain words");
+        assertThatThrownBy(() -> script.words("expanded")).hasMessageContaining("not plain words");
+        assertThatThrownBy(() -> script.words("twice")).hasMessageContaining("2 times");
+        assertThatThrownBy(() -> script.words("indented")).hasMessageContaining("0 times");
+        assertThatThrownBy(() -> script.word("one")).hasMessageContaining("expected one word");
+    }
+
+    /** The project's version: its own, or its parent's when it declares none. */
+    private static String pomVersion(Path pomFile) throws Exception {
+        Element project = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(pomFile.toFile()).getDocumentElement();
+        for (String where : List.of("version", "parent")) {
+            for (org.w3c.dom.Node n = project.getFirstChild(); n != null; n = n.getNextSibling()) {
+                if (n instanceof Element e && e.getTagName().equals(where)) {
+                    return where.equals("version") ? e.getTextContent().strip() : text(e, "version");
+                }
+            }
+        }
+        throw new AssertionError(pomFile + ": no version");
     }
 
     /** target/npm-agent.jar and target/lib are what npm-agent's pom makes at package time. */

@@ -1,0 +1,47 @@
+package io.npmagent.pipelines.cluster;
+
+import io.npmagent.agent.cluster.ControlPlane;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The control plane of {@code pipelines/cluster}'s one-node cluster: etcd, kube-apiserver (RBAC and
+ * Node authorization), kube-controller-manager with every default controller, and kube-scheduler, all
+ * started in the node's namespaces (the script runs this there). It returns once the API server is
+ * ready and the controller manager works, leaving the processes running (their command lines name
+ * {@code --dir}, and they sit in the cluster's cgroup, which is how {@code down} stops them). It writes
+ * {@code admin.kubeconfig}, {@code kubelet.kubeconfig} and {@code kube-proxy.kubeconfig} into {@code --dir}
+ * and prints the API server's in-node URL.
+ */
+@Command(name = "cluster-control-plane", mixinStandardHelpOptions = true,
+        description = "Start a one-node cluster's control plane in this network namespace and return when it is ready.")
+public final class ClusterControlPlaneMain implements Callable<Integer> {
+    @Option(names = "--dir", required = true, paramLabel = "DIR", description = "The control plane's directory (pki, etcd data, logs, kubeconfigs).")
+    Path dir;
+
+    @Option(names = "--node", required = true, paramLabel = "NAME", description = "The node's name (the kubelet's credentials are for it).")
+    String node;
+
+    @Option(names = "--node-ip", required = true, paramLabel = "ADDRESS", description = "The node's address: the kubernetes Service's endpoint.")
+    String nodeIp;
+
+    @Option(names = "--port", defaultValue = "6443", paramLabel = "PORT", description = "The API server's port (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new ClusterControlPlaneMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        ControlPlane cp = ControlPlane.start(dir, nodeIp, ControlPlane.Shape.node(port));
+        cp.kubeletKubeconfig(node);
+        cp.certificateKubeconfig("kube-proxy");
+        System.err.println("control plane " + cp.version() + " ready in " + cp.startup().toMillis() + " ms");
+        System.out.println(cp.server());
+        return 0;
+    }
+}
