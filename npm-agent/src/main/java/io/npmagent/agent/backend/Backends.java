@@ -67,9 +67,6 @@ public final class Backends {
      */
     public static Chosen choose(String name, Placement where, BandwidthSettings bandwidth, Metrics metrics) {
         Chosen c = byName(name, where, bandwidth, metrics);
-        if (!name.equals("auto")) { // auto logs its own choice, and why
-            LOG.log(System.Logger.Level.INFO, "backend {0}", c.reason());
-        }
         return c.backend().enforcesBandwidth() || !bandwidth.bbr() ? c
                 : new Chosen(c.backend(), c.reason() + "; bbr: refused: only the eBPF backend manages bandwidth");
     }

@@ -50,7 +50,7 @@ public final class PredecessorCleanup implements Runnable {
             }
         }
         if (!removed.isEmpty()) {
-            LOG.log(System.Logger.Level.INFO, "backend {0}: removed what an earlier agent''s other backend left in the kernel: {1}",
+            LOG.log(System.Logger.Level.INFO, "backend {0}: whatever an earlier agent left in the kernel for {1} is removed",
                     kept, String.join(", ", removed));
         }
     }

@@ -107,12 +107,15 @@ final class RunCommand implements Callable<Integer> {
         Metrics metrics = new Metrics(registry);
         JvmMetrics.builder().register(registry);
         Backends.Chosen backend;
+        String backendName = given("--backend") ? options.backend : config.backend();
         try {
-            backend = Backends.choose(given("--backend") ? options.backend : config.backend(),
-                    placement(config),
+            backend = Backends.choose(backendName, placement(config),
                     given("--edt-horizon", "--ecn-threshold", "--ingress-burst", "--bbr") ? bandwidth.settings() : config.bandwidth(), metrics);
         } catch (IllegalArgumentException | IllegalStateException e) {
             return usage(e.getMessage());
+        }
+        if (!backendName.equals("auto")) { // auto logs its choice, and why, itself
+            System.getLogger(RunCommand.class.getName()).log(System.Logger.Level.INFO, "backend {0}", backend.reason());
         }
         QueueConfig queue = foreground ? QueueConfig.FOREGROUND : config.queue();
         Agent agent = new Agent(backend, node, queue, registry, metrics, config.reconcilePeriod());
