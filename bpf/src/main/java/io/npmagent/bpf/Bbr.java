@@ -1,8 +1,8 @@
 package io.npmagent.bpf;
 
 import io.npmagent.bpf.libbpf.Capabilities;
-import io.npmagent.iptables.exec.CommandResult;
-import io.npmagent.iptables.exec.CommandRunner;
+import io.npmagent.dataplane.exec.CommandResult;
+import io.npmagent.dataplane.exec.CommandRunner;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;

@@ -27,7 +27,7 @@ import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
-import io.npmagent.iptables.exec.CommandRunner;
+import io.npmagent.dataplane.exec.CommandRunner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -28,7 +28,7 @@ import io.npmagent.dataplane.model.Pod;
 import io.npmagent.dataplane.model.Protocol;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.npmagent.iptables.detect.IptablesVariant;
-import io.npmagent.iptables.exec.ScriptedRunner;
+import io.npmagent.dataplane.exec.ScriptedRunner;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.List;
 import java.util.regex.Pattern;

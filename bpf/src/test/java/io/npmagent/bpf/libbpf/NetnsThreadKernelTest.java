@@ -3,8 +3,8 @@ package io.npmagent.bpf.libbpf;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.npmagent.iptables.kernel.KernelTestSupport;
-import io.npmagent.iptables.kernel.Netns;
+import io.npmagent.dataplane.kernel.KernelTestSupport;
+import io.npmagent.dataplane.kernel.Netns;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,9 +2,9 @@ package io.npmagent.bpf.maps;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.npmagent.iptables.exec.CommandResult;
-import io.npmagent.iptables.exec.ProcessRunner;
-import io.npmagent.iptables.kernel.KernelTestSupport;
+import io.npmagent.dataplane.exec.CommandResult;
+import io.npmagent.dataplane.exec.ProcessRunner;
+import io.npmagent.dataplane.kernel.KernelTestSupport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

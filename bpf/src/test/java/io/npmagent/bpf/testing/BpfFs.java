@@ -1,6 +1,6 @@
 package io.npmagent.bpf.testing;
 
-import io.npmagent.iptables.kernel.KernelTestSupport;
+import io.npmagent.dataplane.kernel.KernelTestSupport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

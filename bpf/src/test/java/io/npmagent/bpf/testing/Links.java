@@ -1,6 +1,6 @@
 package io.npmagent.bpf.testing;
 
-import io.npmagent.iptables.kernel.Netns;
+import io.npmagent.dataplane.kernel.Netns;
 
 /** Interfaces inside a test's namespace: a veth pair, and an interface's index as that namespace numbers it. */
 public final class Links {

@@ -2,7 +2,7 @@ package io.npmagent.iptables.detect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.npmagent.iptables.exec.ScriptedRunner;
+import io.npmagent.dataplane.exec.ScriptedRunner;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

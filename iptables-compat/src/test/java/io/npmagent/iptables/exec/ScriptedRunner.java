@@ -1,4 +1,4 @@
-package io.npmagent.iptables.exec;
+package io.npmagent.dataplane.exec;
 
 import java.time.Duration;
 import java.util.ArrayDeque;

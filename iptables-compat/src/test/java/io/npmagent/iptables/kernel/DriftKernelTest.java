@@ -8,6 +8,8 @@ import static io.npmagent.dataplane.model.PolicyFixtures.policy;
 import static io.npmagent.dataplane.model.PolicyFixtures.rule;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.npmagent.dataplane.kernel.Netns;
+import io.npmagent.dataplane.kernel.KernelTestSupport;
 import io.npmagent.dataplane.batch.BatchQueue;
 import io.npmagent.dataplane.batch.ManualScheduler;
 import io.npmagent.dataplane.batch.MutableClock;

@@ -13,6 +13,8 @@ import static io.npmagent.dataplane.model.PolicyFixtures.ports;
 import static io.npmagent.dataplane.model.PolicyFixtures.rule;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.npmagent.dataplane.kernel.Netns;
+import io.npmagent.dataplane.kernel.KernelTestSupport;
 import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.metrics.Metrics;

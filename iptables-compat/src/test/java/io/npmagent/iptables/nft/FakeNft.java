@@ -1,7 +1,7 @@
 package io.npmagent.iptables.nft;
 
-import io.npmagent.iptables.exec.CommandResult;
-import io.npmagent.iptables.exec.CommandRunner;
+import io.npmagent.dataplane.exec.CommandResult;
+import io.npmagent.dataplane.exec.CommandRunner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,9 +1,9 @@
 package io.npmagent.iptables.nft;
 
 import io.npmagent.dataplane.metrics.Metrics;
-import io.npmagent.iptables.kernel.KernelTestSupport;
-import io.npmagent.iptables.kernel.PacketScenarios;
-import io.npmagent.iptables.kernel.PodNetwork;
+import io.npmagent.dataplane.kernel.KernelTestSupport;
+import io.npmagent.dataplane.kernel.PacketScenarios;
+import io.npmagent.dataplane.kernel.PodNetwork;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
 import java.util.regex.Matcher;

@@ -3,7 +3,7 @@ package io.npmagent.agent.cli;
 import io.npmagent.agent.backend.Backends;
 import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.metrics.Metrics;
-import io.npmagent.iptables.exec.CommandRunner;
+import io.npmagent.dataplane.exec.CommandRunner;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;

@@ -6,7 +6,7 @@ import io.npmagent.agent.cluster.ControlPlane;
 import io.npmagent.agent.cluster.Logs;
 import io.npmagent.agent.source.k8s.ServerDigest;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
-import io.npmagent.iptables.exec.ProcessRunner;
+import io.npmagent.dataplane.exec.ProcessRunner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.agent.source.manifest.ManifestDirectory;
 import io.npmagent.bpf.libbpf.NetnsThread;
-import io.npmagent.iptables.kernel.KernelTestSupport;
-import io.npmagent.iptables.kernel.PodNetwork;
+import io.npmagent.dataplane.kernel.KernelTestSupport;
+import io.npmagent.dataplane.kernel.PodNetwork;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -13,7 +13,7 @@ import io.npmagent.dataplane.model.ClusterState;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.Protocol;
-import io.npmagent.iptables.kernel.KernelTestSupport;
+import io.npmagent.dataplane.kernel.KernelTestSupport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package io.npmagent.pipelines.bandwidth;
 
 import io.npmagent.dataplane.bandwidth.BandwidthAnnotations;
-import io.npmagent.iptables.exec.ProcessRunner;
+import io.npmagent.dataplane.exec.ProcessRunner;
 import io.npmagent.pipelines.bench.NativeTool;
 import java.io.IOException;
 import java.io.PrintStream;

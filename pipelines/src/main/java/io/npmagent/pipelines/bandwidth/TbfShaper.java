@@ -1,8 +1,8 @@
 package io.npmagent.pipelines.bandwidth;
 
 import io.npmagent.agent.sandbox.Sandbox;
-import io.npmagent.iptables.exec.CommandResult;
-import io.npmagent.iptables.exec.ProcessRunner;
+import io.npmagent.dataplane.exec.CommandResult;
+import io.npmagent.dataplane.exec.ProcessRunner;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -3,7 +3,7 @@ package io.npmagent.pipelines.bench;
 import io.npmagent.agent.cli.CliRun;
 import io.npmagent.agent.run.AgentStatus;
 import io.npmagent.agent.sandbox.Sandbox;
-import io.npmagent.iptables.exec.CommandResult;
+import io.npmagent.dataplane.exec.CommandResult;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -3,7 +3,7 @@ package io.npmagent.pipelines.bench;
 import com.google.gson.Gson;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParseException;
-import io.npmagent.iptables.exec.CommandResult;
+import io.npmagent.dataplane.exec.CommandResult;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.npmagent.pipelines.bench;
 
-import io.npmagent.iptables.exec.CommandResult;
-import io.npmagent.iptables.exec.ProcessRunner;
+import io.npmagent.dataplane.exec.CommandResult;
+import io.npmagent.dataplane.exec.ProcessRunner;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URISyntaxException;

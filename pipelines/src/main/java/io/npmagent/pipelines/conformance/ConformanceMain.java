@@ -1,7 +1,7 @@
 package io.npmagent.pipelines.conformance;
 
 import io.npmagent.agent.backend.Backends;
-import io.npmagent.iptables.exec.ProcessRunner;
+import io.npmagent.dataplane.exec.ProcessRunner;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;

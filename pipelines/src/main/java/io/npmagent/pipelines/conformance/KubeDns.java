@@ -2,7 +2,7 @@ package io.npmagent.pipelines.conformance;
 
 import io.npmagent.agent.cluster.KubeBinaries;
 import io.npmagent.agent.sandbox.Sandbox;
-import io.npmagent.iptables.exec.ProcessRunner;
+import io.npmagent.dataplane.exec.ProcessRunner;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

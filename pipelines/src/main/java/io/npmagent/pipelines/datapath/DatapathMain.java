@@ -1,7 +1,7 @@
 package io.npmagent.pipelines.datapath;
 
 import io.npmagent.agent.backend.Backends;
-import io.npmagent.iptables.exec.ProcessRunner;
+import io.npmagent.dataplane.exec.ProcessRunner;
 import io.npmagent.pipelines.bench.NativeTool;
 import java.io.IOException;
 import java.io.PrintStream;

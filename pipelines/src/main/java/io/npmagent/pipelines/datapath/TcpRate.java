@@ -1,6 +1,6 @@
 package io.npmagent.pipelines.datapath;
 
-import io.npmagent.iptables.exec.CommandResult;
+import io.npmagent.dataplane.exec.CommandResult;
 import io.npmagent.pipelines.bench.NativeTool;
 import java.io.IOException;
 import java.nio.file.Path;

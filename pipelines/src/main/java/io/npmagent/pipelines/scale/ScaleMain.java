@@ -1,7 +1,7 @@
 package io.npmagent.pipelines.scale;
 
 import io.npmagent.agent.backend.Backends;
-import io.npmagent.iptables.exec.ProcessRunner;
+import io.npmagent.dataplane.exec.ProcessRunner;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;

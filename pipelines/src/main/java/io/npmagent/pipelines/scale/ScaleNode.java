@@ -1,8 +1,8 @@
 package io.npmagent.pipelines.scale;
 
 import io.npmagent.bpf.libbpf.NetnsThread;
-import io.npmagent.iptables.exec.CommandResult;
-import io.npmagent.iptables.exec.ProcessRunner;
+import io.npmagent.dataplane.exec.CommandResult;
+import io.npmagent.dataplane.exec.ProcessRunner;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.agent.sandbox.Convergence;
 import io.npmagent.agent.sandbox.Sandbox;
-import io.npmagent.iptables.kernel.KernelTestSupport;
+import io.npmagent.dataplane.kernel.KernelTestSupport;
 import io.npmagent.pipelines.bench.BenchSandbox;
 import io.npmagent.pipelines.bench.Iperf;
 import java.nio.file.Path;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.npmagent.agent.cluster.KubeBinaries;
-import io.npmagent.iptables.exec.ProcessRunner;
-import io.npmagent.iptables.kernel.KernelTestSupport;
+import io.npmagent.dataplane.exec.ProcessRunner;
+import io.npmagent.dataplane.kernel.KernelTestSupport;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;

@@ -6,7 +6,7 @@ import com.google.gson.Gson;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import io.npmagent.agent.sandbox.Sandbox;
-import io.npmagent.iptables.kernel.KernelTestSupport;
+import io.npmagent.dataplane.kernel.KernelTestSupport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

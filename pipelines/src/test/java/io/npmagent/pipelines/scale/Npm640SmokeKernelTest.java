@@ -2,7 +2,7 @@ package io.npmagent.pipelines.scale;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.npmagent.iptables.kernel.KernelTestSupport;
+import io.npmagent.dataplane.kernel.KernelTestSupport;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

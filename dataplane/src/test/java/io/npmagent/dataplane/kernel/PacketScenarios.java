@@ -1,4 +1,4 @@
-package io.npmagent.iptables.kernel;
+package io.npmagent.dataplane.kernel;
 
 import static io.npmagent.dataplane.model.PolicyFixtures.block;
 import static io.npmagent.dataplane.model.PolicyFixtures.labels;

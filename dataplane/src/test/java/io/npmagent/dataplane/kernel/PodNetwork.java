@@ -1,4 +1,4 @@
-package io.npmagent.iptables.kernel;
+package io.npmagent.dataplane.kernel;
 
 import io.npmagent.dataplane.model.IpAddress;
 import java.io.BufferedReader;

@@ -1,11 +1,11 @@
-package io.npmagent.iptables.kernel;
+package io.npmagent.dataplane.kernel;
 
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.npmagent.iptables.exec.CommandResult;
-import io.npmagent.iptables.exec.CommandRunner;
-import io.npmagent.iptables.exec.ProcessRunner;
+import io.npmagent.dataplane.exec.CommandResult;
+import io.npmagent.dataplane.exec.CommandRunner;
+import io.npmagent.dataplane.exec.ProcessRunner;
 import java.time.Duration;
 import java.util.List;
 

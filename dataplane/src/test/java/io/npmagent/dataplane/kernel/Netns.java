@@ -1,7 +1,7 @@
-package io.npmagent.iptables.kernel;
+package io.npmagent.dataplane.kernel;
 
-import io.npmagent.iptables.exec.CommandResult;
-import io.npmagent.iptables.exec.ProcessRunner;
+import io.npmagent.dataplane.exec.CommandResult;
+import io.npmagent.dataplane.exec.ProcessRunner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
