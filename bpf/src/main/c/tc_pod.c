@@ -89,73 +89,53 @@ int npm_to_pod(struct __sk_buff *skb)
     return npm_handle(skb, NPM_INGRESS);
 }
 
-/* Egress of a packet tc deferred (NPM_MARK_DEFERRED), from the local pod it came in from, judged on
+/* Egress of a packet tc deferred (NPM_MARK_DEFERRED), from the local pod that sent it, judged on
  * the destination kube-proxy chose; what it admits is remembered under the tuple the pod sent. */
-static __always_inline int npm_forward_egress(struct bpf_nf_ctx *ctx, __u8 version, __u8 family)
+static __always_inline int npm_forward_egress(struct bpf_nf_ctx *ctx, __u8 version, const struct npm_packet *now,
+                                              const struct npm_packet *sent)
 {
-    struct sk_buff *skb = ctx->skb;
     struct net_device *in = ctx->state->in;
-    struct npm_packet now = {};
-    if (npm_forward_parse(skb, family, &now) < 0)
-        return NPM_NF_DROP; /* unreadable: never judged open */
-    struct npm_packet sent;
-    npm_forward_original(skb, &now, &sent);
     /* The sender by tc's record; else by the interface it came in from (pods on point-to-point
      * interfaces). Neither: tc deferred it, yet no local pod is known to have sent it (its record
      * evicted, or the pod gone since): dropped, never judged open; a retransmission is deferred anew. */
-    __u32 from = npm_deferred_from(&sent);
+    __u32 from = npm_deferred_from(sent);
     struct npm_endpoint_key ek = { .ifindex = from ? from : (in ? in->ifindex : 0), .version = version };
     struct npm_endpoint *ep = bpf_map_lookup_elem(&npm_endpoints, &ek);
     if (!ep)
         return NPM_NF_DROP;
-    struct net_device *out = ctx->state->out;
-    if (ep->isolated[NPM_EGRESS] && !npm_forward_loopback(version, ek.ifindex, out, &sent, &now)) {
-        __u32 identity = npm_identity(version, family, now.daddr);
-        if (!npm_peer_admitted(version, NPM_EGRESS, ep->id, identity, &now)) {
-            npm_count_drop(ep->id, NPM_EGRESS, skb->len);
+    if (ep->isolated[NPM_EGRESS] && !npm_forward_loopback(version, ek.ifindex, ctx->state->out, sent, now)) {
+        __u32 identity = npm_identity(version, now->family, now->daddr);
+        if (!npm_peer_admitted(version, NPM_EGRESS, ep->id, identity, now)) {
+            npm_count_drop(ep->id, NPM_EGRESS, ctx->skb->len);
             return NPM_NF_DROP;
         }
     }
-    npm_ct_create(ep->id, NPM_EGRESS, &sent);
+    npm_ct_create(ep->id, NPM_EGRESS, sent);
     return NPM_NF_ACCEPT;
 }
 
-/* Ingress of a new translated connection to the local pod it goes out to, judged on its source
+/* Ingress of a new connection going out to a local pod, if DNAT translated it, judged on its source
  * before SNAT (forward.h says why). The rest of the connection, and whatever DNAT did not touch, is
  * tc's alone. */
-static __always_inline int npm_forward_ingress(struct bpf_nf_ctx *ctx, __u8 version, __u8 family)
+static __always_inline int npm_forward_ingress(struct bpf_nf_ctx *ctx, __u8 version, const struct npm_packet *now,
+                                               const struct npm_packet *sent)
 {
-    struct sk_buff *skb = ctx->skb;
-    if ((BPF_CORE_READ(skb, _nfct) & NPM_NFCT_INFOMASK) != NPM_IP_CT_NEW)
-        return NPM_NF_ACCEPT;
     struct net_device *out = ctx->state->out;
-    if (!out)
-        return NPM_NF_ACCEPT; /* local in: to the node */
-    struct npm_packet now = {};
-    if (npm_forward_parse(skb, family, &now) < 0)
-        return NPM_NF_DROP; /* unreadable: never judged open */
     /* The pod it goes out to: by its interface, or where that is a bridge, by its address. */
     struct npm_endpoint_key ek = { .ifindex = out->ifindex, .version = version };
     struct npm_endpoint *ep = bpf_map_lookup_elem(&npm_endpoints, &ek);
-    int bridged = 0;
     if (!ep) {
-        ek.ifindex = npm_local_interface(version, family, now.daddr);
+        ek.ifindex = npm_local_interface(version, now->family, now->daddr);
         ep = ek.ifindex ? bpf_map_lookup_elem(&npm_endpoints, &ek) : NULL;
-        bridged = 1;
     }
-    if (!ep || !ep->isolated[NPM_INGRESS])
-        return NPM_NF_ACCEPT;
-    struct npm_packet sent;
-    npm_forward_original(skb, &now, &sent);
-    if (!npm_translated(&sent, &now))
+    if (!ep || !ep->isolated[NPM_INGRESS] || !npm_translated(sent, now))
         return NPM_NF_ACCEPT;
     struct net_device *in = ctx->state->in;
-    int loopback = bridged ? npm_same_address(sent.saddr, now.daddr) : (in && npm_loopback(in->ifindex, out->ifindex));
-    if (loopback)
+    if (npm_forward_loopback(version, in ? in->ifindex : 0, out, sent, now))
         return NPM_NF_ACCEPT;
-    __u32 identity = npm_identity(version, family, now.saddr);
-    if (!npm_peer_admitted(version, NPM_INGRESS, ep->id, identity, &now)) {
-        npm_count_drop(ep->id, NPM_INGRESS, skb->len);
+    __u32 identity = npm_identity(version, now->family, now->saddr);
+    if (!npm_peer_admitted(version, NPM_INGRESS, ep->id, identity, now)) {
+        npm_count_drop(ep->id, NPM_INGRESS, ctx->skb->len);
         return NPM_NF_DROP;
     }
     return NPM_NF_ACCEPT;
@@ -164,15 +144,25 @@ static __always_inline int npm_forward_ingress(struct bpf_nf_ctx *ctx, __u8 vers
 /* At the netfilter forward and local-in hooks (IPv4 and IPv6), after DNAT and before SNAT: the
  * packets tc deferred, judged on the destination kube-proxy chose (at local in: the node, always
  * admitted, remembered for the replies); and new translated connections to an ingress-isolated local
- * pod, judged on their source as it was before SNAT. */
+ * pod, judged on their source as it was before SNAT. Everything else passes unread; what is read is
+ * read once, for both. */
 SEC("netfilter")
 int npm_forward(struct bpf_nf_ctx *ctx)
 {
+    struct sk_buff *skb = ctx->skb;
+    int deferred = skb->mark & NPM_MARK_DEFERRED;
+    int fresh = ctx->state->out && (BPF_CORE_READ(skb, _nfct) & NPM_NFCT_INFOMASK) == NPM_IP_CT_NEW; /* local in: to the node */
+    if (!deferred && !fresh)
+        return NPM_NF_ACCEPT;
     __u8 version = npm_version();
-    __u8 family = ctx->state->pf == 2 /* NFPROTO_IPV4 */ ? NPM_FAMILY_V4 : NPM_FAMILY_V6;
-    if ((ctx->skb->mark & NPM_MARK_DEFERRED) && npm_forward_egress(ctx, version, family) == NPM_NF_DROP)
+    struct npm_packet now = {};
+    if (npm_forward_parse(skb, ctx->state->pf == 2 /* NFPROTO_IPV4 */ ? NPM_FAMILY_V4 : NPM_FAMILY_V6, &now) < 0)
+        return NPM_NF_DROP; /* unreadable: never judged open */
+    struct npm_packet sent;
+    npm_forward_original(skb, &now, &sent);
+    if (deferred && npm_forward_egress(ctx, version, &now, &sent) == NPM_NF_DROP)
         return NPM_NF_DROP;
-    return npm_forward_ingress(ctx, version, family);
+    return fresh ? npm_forward_ingress(ctx, version, &now, &sent) : NPM_NF_ACCEPT;
 }
 
 char LICENSE[] SEC("license") = "GPL";

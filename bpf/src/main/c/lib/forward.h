@@ -236,8 +236,8 @@ static __always_inline int npm_same_address(const __u8 *a, const __u8 *b)
     return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3];
 }
 
-/* Whether a deferred packet from the pod on interface `from` goes back to that pod (hairpin: its own
- * Service, DNAT to itself). Where the way out is a pod's own interface, by interface (npm_loopback);
+/* Whether a packet that came from interface `from` (a pod's, or 0) goes back to the pod it came from
+ * (hairpin: its own Service, DNAT to itself). Where the way out is a pod's own interface, by interface (npm_loopback);
  * where it is a bridge, which every pod's routed packets leave by, by address: DNAT sent it back to
  * the address it came from (the netfilter backends' rule: they know only addresses). */
 static __always_inline int npm_forward_loopback(__u8 version, __u32 from, const struct net_device *out,
