@@ -3,11 +3,12 @@
  * about them (ct.h); otherwise, if the pod is isolated for the direction, the peer's identity
  * (peers.h) or ANY must be admitted by the pod's policy entries (policy.h) in the copy of the state
  * packets read now (state.h), else it is dropped and counted (drop.h). The node itself is always
- * admitted, and so is a pod reaching itself. Egress to an address that is no pod is judged in
- * npm_forward() instead, after kube-proxy's DNAT; new connections through a Service to a pod are
- * judged there too, on their source before kube-proxy's SNAT (forward.h). What policy passes then meets the pod's rate limit for the direction
- * (bandwidth.h). Anything that is not IPv4 or IPv6, IPv6 neighbour discovery, and packets on an
- * interface that is no local pod's pass untouched. */
+ * admitted; a pod reaching itself through its Service is a peer like any other. Egress to an address
+ * that is no pod is judged in npm_forward() instead, after kube-proxy's DNAT; new connections through
+ * a Service to a pod are judged there too, on their source before kube-proxy's SNAT (forward.h). What
+ * policy passes then meets the pod's rate limit for the direction (bandwidth.h). Anything that is
+ * not IPv4 or IPv6, IPv6 neighbour discovery, and packets on an interface that is no local pod's
+ * pass untouched. */
 #include "lib/common.h"
 #include "lib/state.h"
 #include "lib/endpoint.h"
@@ -58,9 +59,7 @@ static __always_inline int npm_verdict(struct __sk_buff *skb, __u8 direction, st
             npm_defer(skb, &p); /* judged by npm_forward(), which remembers what it admits */
             return NPM_PASS;
         }
-        /* Back into the pod it came from (its own Service, not masqueraded): loopback follows no policy (forward.h). */
-        int loopback = direction == NPM_INGRESS && npm_loopback(skb->ingress_ifindex, skb->ifindex);
-        if (!loopback && !npm_peer_admitted(version, direction, endpoint, identity, &p))
+        if (!npm_peer_admitted(version, direction, endpoint, identity, &p))
             return npm_drop(endpoint, direction, skb);
     }
     npm_ct_create(endpoint, direction, &p);
@@ -103,7 +102,7 @@ static __always_inline int npm_forward_egress(struct bpf_nf_ctx *ctx, __u8 versi
     struct npm_endpoint *ep = bpf_map_lookup_elem(&npm_endpoints, &ek);
     if (!ep)
         return NPM_NF_DROP;
-    if (ep->isolated[NPM_EGRESS] && !npm_forward_loopback(version, ek.ifindex, ctx->state->out, sent, now)) {
+    if (ep->isolated[NPM_EGRESS]) {
         __u32 identity = npm_identity(version, now->family, now->daddr);
         if (!npm_peer_admitted(version, NPM_EGRESS, ep->id, identity, now)) {
             npm_count_drop(ep->id, NPM_EGRESS, ctx->skb->len);
@@ -129,9 +128,6 @@ static __always_inline int npm_forward_ingress(struct bpf_nf_ctx *ctx, __u8 vers
         ep = ek.ifindex ? bpf_map_lookup_elem(&npm_endpoints, &ek) : NULL;
     }
     if (!ep || !ep->isolated[NPM_INGRESS] || !npm_translated(sent, now))
-        return NPM_NF_ACCEPT;
-    struct net_device *in = ctx->state->in;
-    if (npm_forward_loopback(version, in ? in->ifindex : 0, out, sent, now))
         return NPM_NF_ACCEPT;
     __u32 identity = npm_identity(version, now->family, now->saddr);
     if (!npm_peer_admitted(version, NPM_INGRESS, ep->id, identity, now)) {

@@ -21,9 +21,10 @@
  * Where pods sit on a bridge the way out is the bridge, not the pod's interface: the hook finds the
  * pod by the connection's destination address then (npm_local).
  *
- * A pod reaching itself through its Service (the packet leaves by the interface it came in from; on a
- * bridge, DNAT sends it back to the address it came from) is always admitted, both ways: it reaches its own address without policy (that never leaves the
- * pod), and upstream's suite expects the same through the Service ("loopback follows no policy").
+ * A pod reaching itself through its Service (hairpin: DNAT sends it back to the pod it came from) is
+ * judged as traffic to any other pod: its egress with the pod itself as the destination, its ingress
+ * with the pod itself as the source (before kube-proxy's SNAT), as cyclonus expects. To its own
+ * address it never leaves the pod, and nothing here sees it.
  *
  * The kernel structs are read with CO-RE (libbpf relocates these fields against the running
  * kernel's BTF); the uapi headers here predate netfilter programs. */
@@ -220,35 +221,12 @@ static __always_inline int npm_forward_parse(struct sk_buff *skb, __u8 family, s
     return 0;
 }
 
-/* Whether the packet goes back out of the interface it came in from: from a pod to that same pod
- * (hairpin: its own Service, DNAT to itself). By interface, not by address: a pod that forges its
- * source reaches no other pod this way. */
-static __always_inline int npm_loopback(__u32 in_ifindex, __u32 out_ifindex)
-{
-    return in_ifindex != 0 && in_ifindex == out_ifindex;
-}
-
 static __always_inline int npm_same_address(const __u8 *a, const __u8 *b)
 {
     __u32 x[4], y[4]; /* word by word: BPF has no memcmp */
     __builtin_memcpy(x, a, 16);
     __builtin_memcpy(y, b, 16);
     return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3];
-}
-
-/* Whether a packet that came from interface `from` (a pod's, or 0) goes back to the pod it came from
- * (hairpin: its own Service, DNAT to itself). Where the way out is a pod's own interface, by interface (npm_loopback);
- * where it is a bridge, which every pod's routed packets leave by, by address: DNAT sent it back to
- * the address it came from (the netfilter backends' rule: they know only addresses). */
-static __always_inline int npm_forward_loopback(__u8 version, __u32 from, const struct net_device *out,
-                                                const struct npm_packet *sent, const struct npm_packet *now)
-{
-    if (!out)
-        return 0; /* local in: to the node */
-    struct npm_endpoint_key ek = { .ifindex = out->ifindex, .version = version };
-    if (bpf_map_lookup_elem(&npm_endpoints, &ek))
-        return npm_loopback(from, out->ifindex);
-    return npm_same_address(now->daddr, sent->saddr);
 }
 
 /* Whether DNAT changed the packet's destination: the tuple it was sent with is not the one it has. */

@@ -301,10 +301,12 @@ public final class BpfBackend implements Backend {
     /**
      * Removes everything any run of this backend left in namespace {@code netns} and under
      * {@code pinDir}, without loading anything: our filter (known by its handle and priority) from every
-     * interface that has one, whichever pods' they were, then every pin. Enforcement ends here.
+     * interface that has one, whichever pods' they were, the neighbour entries it made for bridged pods,
+     * then every pin. Enforcement ends here.
      */
     public static void uninstall(Path pinDir, String netns, CommandRunner ip) {
         List<Integer> links = InterfaceResolver.allInterfaces(ip);
+        InterfaceResolver.releaseAll(ip);
         try (NetnsThread inside = NetnsThread.enter(netns)) {
             inside.run(() -> links.forEach(BpfBackend::detach));
         }

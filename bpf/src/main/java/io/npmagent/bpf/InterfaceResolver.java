@@ -26,9 +26,13 @@ import java.util.regex.Pattern;
  *   <li>Routed CNIs (Calico, Cilium's veth mode, the sandbox): the most specific unicast route to the
  *       pod's address names its veth.
  *   <li>Bridge CNIs (bridge plugin, flannel's cni0): the route names the bridge; the pod's MAC comes
- *       from the bridge's neighbour table and its port from the forwarding database. Both are learned
- *       from the pod's own traffic, so a bridged pod that has not sent a frame yet is not found; it
- *       is looked for again at the next batch or reconcile.
+ *       from the bridge's neighbour table and its port from the forwarding database. The kernel learns
+ *       both only from traffic between the node and the pod, which pod-to-pod traffic on the bridge
+ *       is not, so a pod could stay unfound (and unenforced) however busy it was, and a found one be
+ *       lost when its forwarding entry aged out (300 s). So every bridged pod's address gets a
+ *       <em>managed</em> neighbour entry (kernel 5.16+): the kernel resolves it at once and keeps
+ *       re-resolving it, which also keeps the pod's forwarding entry fresh. Ours carry protocol
+ *       {@value #NEIGH_PROTOCOL}, so {@link #release} and an uninstall find them.
  * </ul>
  *
  * A pod whose interface is not found is not enforced by this backend yet: the status reports it.
@@ -41,8 +45,16 @@ final class InterfaceResolver {
     private static final Set<String> NOT_UNICAST = Set.of("local", "broadcast", "multicast", "anycast", "unreachable",
             "blackhole", "prohibit", "throw", "nat");
     private static final Pattern LLADDR = Pattern.compile("\\blladdr\\s+(\\S+)");
+    /** The protocol our neighbour entries carry (110, 'n'; iproute2 shows it as "proto 110"). */
+    static final String NEIGH_PROTOCOL = "0x6e";
+    /** How long a batch waits for the kernel to resolve a newly managed neighbour (a local bridge: microseconds). */
+    private static final Duration RESOLVE_WAIT = Duration.ofMillis(500);
+    private static final long RESOLVE_POLL_MILLIS = 10;
+    private static final System.Logger LOG = System.getLogger(InterfaceResolver.class.getName());
 
     private final CommandRunner ip;
+    private boolean managedRefused;
+    private Set<Integer> interfaces = Set.of();
 
     InterfaceResolver(CommandRunner ip) {
         this.ip = ip;
@@ -77,6 +89,7 @@ final class InterfaceResolver {
                 }
             }
         }
+        interfaces = Set.copyOf(ifindex.values());
         // Host routes (one per pod on a routed node: thousands) by address; the few wider ones scanned.
         Map<IpAddress, Route> hostRoutes = new HashMap<>();
         List<Route> wider = new ArrayList<>();
@@ -106,6 +119,11 @@ final class InterfaceResolver {
         return out;
     }
 
+    /** Whether the interface was there at the last {@link #resolve} (an index is not reused while the counter has not wrapped). */
+    boolean existed(int ifindex) {
+        return interfaces.contains(ifindex);
+    }
+
     /**
      * The node's own addresses (every interface's but loopback's), which are always admitted: the
      * netfilter backends judge forwarded traffic only, so kubelet probes and node-local services pass
@@ -130,16 +148,43 @@ final class InterfaceResolver {
     }
 
     private void resolveBridged(String bridge, List<IpAddress> behind, Map<String, Integer> ifindex, Map<IpAddress, Integer> out) {
+        Neighbours n = neighbours(bridge);
+        List<IpAddress> unmanaged = behind.stream().filter(a -> !n.managed.contains(a)).toList();
+        if (!unmanaged.isEmpty() && manage(bridge, unmanaged)) {
+            // Newly managed: the kernel is resolving them now; wait a moment for those not known yet.
+            long deadline = System.nanoTime() + RESOLVE_WAIT.toNanos();
+            for (Neighbours again = n; ; again = neighbours(bridge)) {
+                List<IpAddress> missing = unresolved(behind, again, ifindex);
+                if (missing.isEmpty() || System.nanoTime() > deadline) {
+                    place(behind, again, ifindex, out);
+                    return;
+                }
+                sleep();
+            }
+        }
+        place(behind, n, ifindex, out);
+    }
+
+    /** The bridge's neighbour table (address to MAC; which are managed) and forwarding database (MAC to port). */
+    private record Neighbours(Map<IpAddress, String> mac, Set<IpAddress> managed, Map<String, String> port) {}
+
+    private Neighbours neighbours(String bridge) {
         Map<IpAddress, String> mac = new HashMap<>();
+        Set<IpAddress> managed = new HashSet<>();
         for (String line : lines(List.of("ip", "-o", "neigh", "show", "dev", bridge))) {
             String[] f = line.trim().split("\\s+");
+            IpAddress a;
+            try {
+                a = IpAddress.parse(f[0]);
+            } catch (IllegalArgumentException notAnAddress) {
+                continue; // a line we do not understand names no pod
+            }
             Matcher ll = LLADDR.matcher(line);
-            if (f.length > 0 && ll.find()) {
-                try {
-                    mac.put(IpAddress.parse(f[0]), ll.group(1).toLowerCase(Locale.ROOT));
-                } catch (IllegalArgumentException notAnAddress) {
-                    // a line we do not understand names no pod
-                }
+            if (ll.find()) {
+                mac.put(a, ll.group(1).toLowerCase(Locale.ROOT));
+            }
+            if (line.contains(" managed") || line.contains(" PERMANENT")) {
+                managed.add(a); // an operator's static entry is left as it is
             }
         }
         Map<String, String> port = new HashMap<>();
@@ -149,11 +194,92 @@ final class InterfaceResolver {
                 port.put(f[0].toLowerCase(Locale.ROOT), f[2]);
             }
         }
+        return new Neighbours(mac, managed, port);
+    }
+
+    private static List<IpAddress> unresolved(List<IpAddress> behind, Neighbours n, Map<String, Integer> ifindex) {
+        return behind.stream().filter(a -> {
+            String dev = n.port.get(n.mac.get(a));
+            return dev == null || !ifindex.containsKey(dev);
+        }).toList();
+    }
+
+    private static void place(List<IpAddress> behind, Neighbours n, Map<String, Integer> ifindex, Map<IpAddress, Integer> out) {
         for (IpAddress a : behind) {
-            String dev = port.get(mac.get(a));
+            String dev = n.port.get(n.mac.get(a));
             if (dev != null && ifindex.containsKey(dev)) {
                 out.put(a, ifindex.get(dev));
             }
+        }
+    }
+
+    /**
+     * Makes the addresses' neighbour entries on the bridge managed and ours, in one {@code ip} process;
+     * false when the kernel or iproute2 refuses (before 5.16): then pods are found only once the node has
+     * talked to them, as before, and this is said once.
+     */
+    private boolean manage(String bridge, List<IpAddress> addresses) {
+        if (managedRefused) {
+            return false;
+        }
+        StringBuilder batch = new StringBuilder();
+        for (IpAddress a : addresses) {
+            batch.append("neigh replace ").append(a).append(" dev ").append(bridge).append(" managed protocol ").append(NEIGH_PROTOCOL)
+                    .append('\n');
+        }
+        CommandResult r = ip.run(List.of("ip", "-force", "-batch", "-"), batch.toString(), TIMEOUT);
+        if (!r.ok()) {
+            managedRefused = true;
+            LOG.log(System.Logger.Level.WARNING, "bpf: the kernel refused managed neighbour entries on {0} ({1}); a bridged pod is found only "
+                    + "once the node has exchanged a packet with it, and not enforced until then", bridge, r.errorSummary());
+            return false;
+        }
+        return true;
+    }
+
+    /** Removes our neighbour entries for addresses not in {@code keep} (pods that left); returns how many. */
+    int release(Set<IpAddress> keep) {
+        StringBuilder batch = new StringBuilder();
+        int n = 0;
+        for (String[] entry : ours(ip)) {
+            try {
+                if (keep.contains(IpAddress.parse(entry[0]))) {
+                    continue;
+                }
+            } catch (IllegalArgumentException notAnAddress) {
+                continue;
+            }
+            batch.append("neigh del ").append(entry[0]).append(" dev ").append(entry[1]).append('\n');
+            n++;
+        }
+        if (n > 0) {
+            ip.run(List.of("ip", "-force", "-batch", "-"), batch.toString(), TIMEOUT);
+        }
+        return n;
+    }
+
+    /** Removes every neighbour entry any run of this backend made. */
+    static void releaseAll(CommandRunner ip) {
+        new InterfaceResolver(ip).release(Set.of());
+    }
+
+    /** Our neighbour entries, each {address, device}. */
+    private static List<String[]> ours(CommandRunner ip) {
+        List<String[]> out = new ArrayList<>();
+        for (String line : new InterfaceResolver(ip).lines(List.of("ip", "-o", "neigh", "show", "protocol", NEIGH_PROTOCOL))) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 3 && f[1].equals("dev")) {
+                out.add(new String[] {f[0], f[2]});
+            }
+        }
+        return out;
+    }
+
+    private static void sleep() {
+        try {
+            Thread.sleep(RESOLVE_POLL_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -5,6 +5,7 @@ import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -51,11 +52,22 @@ final class PodInterfaces {
             for (PodKey pod : look) {
                 List<IpAddress> podIps = endpoints.get(pod).ips();
                 Integer ifindex = podIps.stream().map(found::get).filter(i -> i != null).findFirst().orElse(null);
-                if (ifindex == null) {
+                Placed before = placed.get(pod);
+                if (ifindex == null && before != null && before.ips().equals(podIps) && resolver.existed(before.ifindex())) {
+                    // Not found now, but its interface is still there: a bridge's forwarding entry aged out (a kernel
+                    // without managed neighbours). Dropping the pod would stop enforcing it; it stays where it was.
+                    continue;
+                } else if (ifindex == null) {
                     placed.remove(pod);
                 } else {
                     placed.put(pod, new Placed(podIps, ifindex));
                 }
+            }
+            if (rescan || !scanned) {
+                // Every pod looked at: neighbour entries we made for addresses no pod has any more go.
+                Set<IpAddress> local = new HashSet<>();
+                endpoints.values().forEach(ep -> local.addAll(ep.ips()));
+                resolver.release(local);
             }
             scanned = true;
         }

@@ -65,8 +65,8 @@ class BpfPacketKernelTest {
     }
 
     @Test
-    void aPodReachesItselfThroughItsServiceWhateverItsPolicies() {
-        PacketScenarios.aPodReachesItselfThroughItsServiceWhateverItsPolicies(net, backend(net));
+    void aPodReachingItselfThroughItsServiceMeetsItsPolicies() {
+        PacketScenarios.aPodReachingItselfThroughItsServiceMeetsItsPolicies(net, backend(net));
     }
 
     /**
@@ -74,7 +74,8 @@ class BpfPacketKernelTest {
      * bridge, whichever pod sent it, and goes out by it, whichever pod it goes to. The forward hook still
      * judges egress on the pod that sent it (it admitted them all unjudged before npm_deferred) and a
      * masqueraded connection on its source before SNAT at the pod it goes to (unjudged before
-     * npm_local); a pod still reaches itself through its Service.
+     * npm_local); a pod through its own Service meets its policies (by address there: the bridge is
+     * every routed packet's way in and out).
      */
     @Test
     void onABridgeServiceTrafficIsJudgedOnThePodThatSentIt() {
@@ -82,8 +83,23 @@ class BpfPacketKernelTest {
         net = PodNetwork.createBridged("a", "b", "c");
         Backend b = backend(net);
         PacketScenarios.serviceTrafficIsJudgedOnTheBackend(net, b);
-        PacketScenarios.aPodReachesItselfThroughItsServiceWhateverItsPolicies(net, b);
+        PacketScenarios.aPodReachingItselfThroughItsServiceMeetsItsPolicies(net, b);
         PacketScenarios.masqueradedServiceTrafficIsJudgedOnItsSource(net, b);
+    }
+
+    /** And they are found the same way after a restart: the neighbour entries it made go with an uninstall. */
+    @Test
+    void onABridgeSilentPodsAreEnforcedFromTheFirstBatch() {
+        net.close();
+        net = PodNetwork.createBridged("a", "b", "c");
+        Backend b = backend(net);
+        PacketScenarios.silentPodsOnABridgeAreEnforcedFromTheFirstBatch(net, b);
+        assertThat(((BpfBackend) b).unplaced()).as("every pod found").isEmpty();
+        assertThat(net.node().must("ip", "-o", "neigh", "show", "protocol", InterfaceResolver.NEIGH_PROTOCOL).stdout()).as("our managed entries")
+                .contains("managed");
+        b.uninstall();
+        assertThat(net.node().must("ip", "-o", "neigh", "show", "protocol", InterfaceResolver.NEIGH_PROTOCOL).stdout()).as("gone with an uninstall")
+                .isBlank();
     }
 
     @Test

@@ -252,6 +252,15 @@ public final class PodNetwork implements AutoCloseable {
         }
     }
 
+    /**
+     * Forgets what the node learned of its bridged pods (the bridge's neighbour entries and forwarding
+     * database), as on a node where pods talked only to each other: the kernel learns neither from that.
+     */
+    public void forgetNeighbours() {
+        node.must("ip", "neigh", "flush", "dev", BRIDGE);
+        node.must("ip", "link", "set", BRIDGE, "type", "bridge", "fdb_flush");
+    }
+
     /** The node's end of the pod's veth. */
     public String hostInterface(String pod) {
         return "vnp" + index.get(pod);

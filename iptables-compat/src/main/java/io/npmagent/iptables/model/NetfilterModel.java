@@ -483,15 +483,6 @@ public final class NetfilterModel {
         return out;
     }
 
-    /** The pod's own addresses in the chain's family, sorted: what its loopback rule matches. */
-    public List<IpAddress> addresses(ChainId.PodChain chain) {
-        LocalPod pod = pods.get(chain.pod());
-        if (pod == null) {
-            return List.of();
-        }
-        return pod.ips().stream().filter(ip -> Family.of(ip) == chain.family()).sorted().toList();
-    }
-
     /** Each address of a local pod isolated for the direction, in the family, with its pod. */
     public SortedMap<IpAddress, PodKey> dispatch(ChainId.Dispatch chain) {
         SortedMap<IpAddress, PodKey> out = new TreeMap<>();

@@ -2,7 +2,6 @@ package io.npmagent.iptables.nft;
 
 import io.npmagent.dataplane.desired.PortMatch;
 import io.npmagent.dataplane.model.Direction;
-import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.iptables.model.ChainId;
 import io.npmagent.iptables.model.Family;
@@ -53,22 +52,17 @@ public final class NftRules {
     /** The rules of a policy or pod chain. */
     public static List<Rule> rules(NetfilterModel model, ChainId chain) {
         if (chain instanceof ChainId.PodChain p) {
-            return podChain(model.policies(p), model.addresses(p), p);
+            return podChain(model.policies(p), p);
         }
         return policyChain(model.rules((ChainId.PolicyChain) chain), (ChainId.PolicyChain) chain);
     }
 
     /**
-     * A pod chain: first its loopback (the pod reaching itself through its Service, which kube-proxy
-     * DNATs back to it: the peer is the pod's own address; it reaches that address without policy
-     * inside the pod, and upstream's suite expects the same through the Service), then its policies.
+     * A pod chain: its policies in order, then drop. A pod reaching itself through its Service (which
+     * kube-proxy DNATs back to it) is judged here like any other peer: its own address is the peer.
      */
-    static List<Rule> podChain(List<PolicyKey> policies, List<IpAddress> own, ChainId.PodChain p) {
+    static List<Rule> podChain(List<PolicyKey> policies, ChainId.PodChain p) {
         List<Rule> out = new ArrayList<>();
-        String peer = ip(p.family()) + (p.direction() == Direction.INGRESS ? " saddr " : " daddr ");
-        for (IpAddress ip : own) {
-            out.add(new Rule(peer + ip + " accept", "loopback: the pod itself through its Service"));
-        }
         for (PolicyKey policy : policies) {
             // The policy chain accepts (which ends this base chain) or returns here for the next one.
             out.add(new Rule("jump " + NftNames.chain(new ChainId.PolicyChain(policy, p.direction(), p.family())),

@@ -65,7 +65,7 @@ public final class IptablesRules {
             return dispatch(model.dispatch(d), d);
         }
         if (chain instanceof ChainId.PodChain p) {
-            return podChain(model.policies(p), model.addresses(p), p);
+            return podChain(model.policies(p), p);
         }
         return policyChain(model.rules((ChainId.PolicyChain) chain), (ChainId.PolicyChain) chain);
     }
@@ -80,16 +80,12 @@ public final class IptablesRules {
     }
 
     /**
-     * A pod chain: first its loopback (the pod reaching itself through its Service, which kube-proxy
-     * DNATs back to it: the peer is the pod's own address; it reaches that address without policy
-     * inside the pod, and upstream's suite expects the same through the Service), then its policies.
+     * A pod chain: its policies in order, each marking what it admits, then drop. A pod reaching itself
+     * through its Service (which kube-proxy DNATs back to it) is judged here like any other peer: its
+     * own address is the peer.
      */
-    private List<Rule> podChain(List<PolicyKey> policies, List<IpAddress> own, ChainId.PodChain p) {
+    private List<Rule> podChain(List<PolicyKey> policies, ChainId.PodChain p) {
         List<Rule> out = new ArrayList<>();
-        String peer = p.direction() == Direction.INGRESS ? "-s " : "-d ";
-        for (IpAddress ip : own) {
-            out.add(new Rule(peer + ip + "/" + ip.bitLength() + " -j RETURN", "loopback: the pod itself through its Service"));
-        }
         out.add(new Rule("-j MARK --set-xmark 0x0/" + bit, "start"));
         for (PolicyKey policy : policies) {
             out.add(new Rule("-j " + Names.chain(new ChainId.PolicyChain(policy, p.direction(), p.family())),

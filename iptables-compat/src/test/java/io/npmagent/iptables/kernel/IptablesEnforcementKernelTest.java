@@ -58,9 +58,9 @@ class IptablesEnforcementKernelTest {
 
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)
-    void aPodReachesItselfThroughItsServiceWhateverItsPolicies(IptablesVariant variant) {
+    void aPodReachingItselfThroughItsServiceMeetsItsPolicies(IptablesVariant variant) {
         PodNetwork n = network(variant);
-        PacketScenarios.aPodReachesItselfThroughItsServiceWhateverItsPolicies(n, backend(variant, n));
+        PacketScenarios.aPodReachingItselfThroughItsServiceMeetsItsPolicies(n, backend(variant, n));
     }
 
     @ParameterizedTest
@@ -70,7 +70,7 @@ class IptablesEnforcementKernelTest {
         PacketScenarios.serviceTrafficToARemoteBackendIsJudgedOnIt(n, backend(variant, n));
     }
 
-    /** Pods on a bridge (the CNI bridge plugin's layout): Service traffic routed in and out of the bridge, judged as on veths. */
+    /** Pods on a bridge (the CNI bridge plugin's layout): Service traffic routed in and out of the bridge, judged as on veths, hairpin included. */
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)
     void onABridgeServiceTrafficIsJudgedAfterDnatAndBeforeSnat(IptablesVariant variant) {
@@ -78,6 +78,7 @@ class IptablesEnforcementKernelTest {
         net = PodNetwork.createBridged("a", "b", "c");
         Backend b = backend(variant, net);
         PacketScenarios.serviceTrafficIsJudgedOnTheBackend(net, b);
+        PacketScenarios.aPodReachingItselfThroughItsServiceMeetsItsPolicies(net, b);
         PacketScenarios.masqueradedServiceTrafficIsJudgedOnItsSource(net, b);
     }
 

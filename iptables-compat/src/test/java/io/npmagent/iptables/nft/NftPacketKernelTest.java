@@ -49,17 +49,18 @@ class NftPacketKernelTest {
     }
 
     @Test
-    void aPodReachesItselfThroughItsServiceWhateverItsPolicies() {
-        PacketScenarios.aPodReachesItselfThroughItsServiceWhateverItsPolicies(net, backend(net));
+    void aPodReachingItselfThroughItsServiceMeetsItsPolicies() {
+        PacketScenarios.aPodReachingItselfThroughItsServiceMeetsItsPolicies(net, backend(net));
     }
 
-    /** Pods on a bridge (the CNI bridge plugin's layout): Service traffic routed in and out of the bridge, judged as on veths. */
+    /** Pods on a bridge (the CNI bridge plugin's layout): Service traffic routed in and out of the bridge, judged as on veths, hairpin included. */
     @Test
     void onABridgeServiceTrafficIsJudgedAfterDnatAndBeforeSnat() {
         net.close();
         net = PodNetwork.createBridged("a", "b", "c");
         NftBackend b = backend(net);
         PacketScenarios.serviceTrafficIsJudgedOnTheBackend(net, b);
+        PacketScenarios.aPodReachingItselfThroughItsServiceMeetsItsPolicies(net, b);
         PacketScenarios.masqueradedServiceTrafficIsJudgedOnItsSource(net, b);
     }
 

@@ -1,0 +1,89 @@
+package io.npmagent.pipelines.upstream;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The reasons in a cyclonus log. Its JUnit report says only that a case failed; the log has, per case
+ * ("evaluating test case: DESCRIPTION"), each step's port and protocol and its count of wrong probes
+ * ("Discrepancy found:3 wrong, 0 ignored, 78 correct"), followed by the tables of which ones.
+ */
+final class CyclonusLog {
+    private static final String CASE = "evaluating test case: ";
+    private static final Pattern STEP = Pattern.compile("^step (\\d+) on (.*):$");
+    private static final Pattern COUNTS = Pattern.compile("(\\d+) wrong, (\\d+) ignored, (\\d+) correct");
+    private static final Pattern LISTED = Pattern.compile("^test #\\d+: (.*)$");
+    private static final Pattern FAILED_TO_EXECUTE = Pattern.compile("^test case failed to execute for (.*)");
+
+    private final Path file;
+    private final Map<String, List<String>> stepsByCase;
+
+    private CyclonusLog(Path file, Map<String, List<String>> stepsByCase) {
+        this.file = file;
+        this.stepsByCase = stepsByCase;
+    }
+
+    static CyclonusLog read(Path file) throws IOException {
+        return parse(file, Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of());
+    }
+
+    static CyclonusLog parse(Path file, List<String> lines) {
+        Map<String, List<String>> steps = new LinkedHashMap<>();
+        List<String> current = null;
+        String step = null;
+        for (String line : lines) {
+            Matcher failed = FAILED_TO_EXECUTE.matcher(line);
+            if (line.startsWith(CASE)) {
+                current = steps.computeIfAbsent(line.substring(CASE.length()).strip(), k -> new ArrayList<>());
+                step = null;
+            } else if (failed.find()) {
+                steps.computeIfAbsent(failed.group(1).replaceAll(" &\\{.*", "").strip(), k -> new ArrayList<>()).add("failed to execute: " + line);
+            } else if (current != null && STEP.matcher(line).matches()) {
+                Matcher m = STEP.matcher(line);
+                m.matches();
+                step = "step " + m.group(1) + " (" + m.group(2) + ")";
+            } else if (current != null && step != null) {
+                Matcher m = COUNTS.matcher(line);
+                if (m.find() && !m.group(1).equals("0")) {
+                    current.add(step + ": " + m.group(1) + " wrong, " + m.group(3) + " correct");
+                }
+            }
+        }
+        return new CyclonusLog(file, steps);
+    }
+
+    /**
+     * The cases a dry run listed ("test #N: DESCRIPTION", {@code cyclonus generate --mock --dry-run}
+     * with the excluded tag included), as skips with REASON; none when the script wrote no such list.
+     */
+    static List<SuiteRun.Outcome> excluded(Path listing, String reason) throws IOException {
+        if (!Files.exists(listing)) {
+            return List.of();
+        }
+        List<SuiteRun.Outcome> out = new ArrayList<>();
+        for (String line : Files.readAllLines(listing, StandardCharsets.UTF_8)) {
+            Matcher m = LISTED.matcher(line);
+            if (m.matches()) {
+                out.add(new SuiteRun.Outcome(m.group(1).strip(), reason));
+            }
+        }
+        return out;
+    }
+
+    /** Why the case named so failed: its steps with wrong probes, and where the tables are. */
+    String reason(String caseName) {
+        List<String> steps = stepsByCase.get(caseName.strip());
+        if (steps == null || steps.isEmpty()) {
+            return "no wrong probe recorded for this case in " + file + " (see its section there)";
+        }
+        return String.join("; ", steps) + " (which ones: " + file + ", \"" + CASE + caseName.strip() + "\")";
+    }
+}

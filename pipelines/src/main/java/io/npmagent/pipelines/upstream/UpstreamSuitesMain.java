@@ -1,0 +1,103 @@
+package io.npmagent.pipelines.upstream;
+
+import com.google.gson.GsonBuilder;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Reads what {@code pipelines/upstream-suites} left in its directory (per run SUITE-BACKEND.junit.xml,
+ * .log and .seconds), writes the JSON document and prints the table. Exits 1 when any run failed.
+ */
+@Command(name = "upstream-suites-report", mixinStandardHelpOptions = true)
+public final class UpstreamSuitesMain implements Callable<Integer> {
+    /** The specs of e2e.test that judge a NetworkPolicy implementation: the script's focus. */
+    static final Pattern E2E_OURS = Pattern.compile("\\[sig-network\\] Netpol|\\[Feature:NetworkPolicy\\]");
+    /** What the script skips of them, and why: this kernel has no SCTP sockets. */
+    static final Pattern E2E_SKIPPED = Pattern.compile("\\[Feature:SCTPConnectivity\\]");
+    static final String E2E_SKIP_REASON = "[Feature:SCTPConnectivity]: this kernel has no SCTP sockets";
+    static final String CYCLONUS_SKIP_REASON = "tagged sctp: this kernel has no SCTP sockets";
+
+    @Option(names = "--json", required = true, description = "the document to write")
+    Path json;
+
+    @Option(names = "--dir", required = true, description = "the runs' raw output")
+    Path dir;
+
+    @Option(names = "--run", required = true, description = "SUITE:BACKEND, in order")
+    List<String> runs;
+
+    @Option(names = "--seconds", description = "the whole run's wall time")
+    long seconds;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new UpstreamSuitesMain()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        List<SuiteRun> results = new ArrayList<>();
+        for (String run : runs) {
+            String[] parts = run.split(":", 2);
+            results.add(read(dir, parts[0], parts[1]));
+        }
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("command", "pipelines/upstream-suites");
+        doc.put("seconds", seconds);
+        doc.put("cores", Runtime.getRuntime().availableProcessors());
+        doc.put("kernel", System.getProperty("os.version"));
+        doc.put("raw", dir.toString());
+        doc.put("suites", results);
+        Files.writeString(json, new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().create().toJson(doc) + "\n");
+        System.out.print(SuitesTable.text(results));
+        return results.stream().anyMatch(r -> r.failed() > 0) ? 1 : 0;
+    }
+
+    static SuiteRun read(Path dir, String suite, String backend) throws IOException {
+        Path junit = dir.resolve(suite + "-" + backend + ".junit.xml");
+        Path log = dir.resolve(suite + "-" + backend + ".log");
+        Path secondsFile = dir.resolve(suite + "-" + backend + ".seconds");
+        long took = Files.exists(secondsFile) ? Long.parseLong(Files.readString(secondsFile).strip()) : 0;
+        if (!Files.exists(junit)) {
+            return SuiteRun.missing(suite, backend, took, "no JUnit report: the run ended before writing one; see " + log + ": "
+                    + lastLines(log, 5));
+        }
+        return switch (suite) {
+            case "e2e" -> JUnitReport.read(junit, suite, backend, took, name -> E2E_OURS.matcher(name).find(), UpstreamSuitesMain::e2eSkip,
+                    (name, text) -> text.strip());
+            case "cyclonus" -> {
+                CyclonusLog cyclonusLog = CyclonusLog.read(log);
+                SuiteRun run = JUnitReport.read(junit, suite, backend, took, name -> true, (name, text) -> text,
+                        (name, text) -> cyclonusLog.reason(name));
+                yield run.withSkips(CyclonusLog.excluded(dir.resolve(suite + "-" + backend + ".excluded"), CYCLONUS_SKIP_REASON));
+            }
+            default -> throw new IllegalArgumentException("unknown suite " + suite + " (e2e, cyclonus)");
+        };
+    }
+
+    /** A spec the script's skip pattern excluded, or one that skipped itself (its message says why); not the unselected. */
+    static String e2eSkip(String name, String message) {
+        if (E2E_SKIPPED.matcher(name).find()) {
+            return E2E_SKIP_REASON;
+        }
+        return message.equals("skipped") ? null : message;
+    }
+
+    private static String lastLines(Path log, int n) throws IOException {
+        if (!Files.exists(log)) {
+            return "(no log)";
+        }
+        List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
+    }
+}

@@ -1,0 +1,10 @@
+/**
+ * Upstream's NetworkPolicy suites on the real node ({@code pipelines/upstream-suites}): the script runs
+ * e2e.test and cyclonus per backend and keeps their raw logs and JUnit reports; this package reads those
+ * reports into one JSON document and a table.
+ *
+ * <p>{@link io.npmagent.pipelines.upstream.UpstreamSuitesMain} reads the options, {@code JUnitReport}
+ * counts one report (which specs are ours, which failed and why), {@code CyclonusLog} finds a cyclonus
+ * failure's reason in its log, {@code SuitesTable} prints.
+ */
+package io.npmagent.pipelines.upstream;
