@@ -54,6 +54,8 @@ final class InterfaceResolver {
 
     private final CommandRunner ip;
     private boolean managedRefused;
+    /** Whether entries of ours may exist: unknown at start (an earlier run's), then as the last release left them. */
+    private boolean mayOwnEntries = true;
     private Set<Integer> interfaces = Set.of();
 
     InterfaceResolver(CommandRunner ip) {
@@ -150,19 +152,15 @@ final class InterfaceResolver {
     private void resolveBridged(String bridge, List<IpAddress> behind, Map<String, Integer> ifindex, Map<IpAddress, Integer> out) {
         Neighbours n = neighbours(bridge);
         List<IpAddress> unmanaged = behind.stream().filter(a -> !n.managed.contains(a)).toList();
-        if (!unmanaged.isEmpty() && manage(bridge, unmanaged)) {
-            // Newly managed: the kernel is resolving them now; wait a moment for those not known yet.
-            long deadline = System.nanoTime() + RESOLVE_WAIT.toNanos();
-            for (Neighbours again = n; ; again = neighbours(bridge)) {
-                List<IpAddress> missing = unresolved(behind, again, ifindex);
-                if (missing.isEmpty() || System.nanoTime() > deadline) {
-                    place(behind, again, ifindex, out);
-                    return;
-                }
-                sleep();
+        // Newly managed: the kernel is resolving them now; wait a moment for those not known yet.
+        boolean resolving = !unmanaged.isEmpty() && manage(bridge, unmanaged);
+        long deadline = System.nanoTime() + RESOLVE_WAIT.toNanos();
+        for (Neighbours now = n; place(behind, now, ifindex, out) < behind.size() && resolving; now = neighbours(bridge)) {
+            if (System.nanoTime() > deadline) {
+                return;
             }
+            sleep();
         }
-        place(behind, n, ifindex, out);
     }
 
     /** The bridge's neighbour table (address to MAC; which are managed) and forwarding database (MAC to port). */
@@ -197,20 +195,17 @@ final class InterfaceResolver {
         return new Neighbours(mac, managed, port);
     }
 
-    private static List<IpAddress> unresolved(List<IpAddress> behind, Neighbours n, Map<String, Integer> ifindex) {
-        return behind.stream().filter(a -> {
-            String dev = n.port.get(n.mac.get(a));
-            return dev == null || !ifindex.containsKey(dev);
-        }).toList();
-    }
-
-    private static void place(List<IpAddress> behind, Neighbours n, Map<String, Integer> ifindex, Map<IpAddress, Integer> out) {
+    /** Puts each address whose port the tables name into {@code out}; returns how many of {@code behind} were placed. */
+    private static int place(List<IpAddress> behind, Neighbours n, Map<String, Integer> ifindex, Map<IpAddress, Integer> out) {
+        int placed = 0;
         for (IpAddress a : behind) {
             String dev = n.port.get(n.mac.get(a));
             if (dev != null && ifindex.containsKey(dev)) {
                 out.put(a, ifindex.get(dev));
+                placed++;
             }
         }
+        return placed;
     }
 
     /**
@@ -227,6 +222,7 @@ final class InterfaceResolver {
             batch.append("neigh replace ").append(a).append(" dev ").append(bridge).append(" managed protocol ").append(NEIGH_PROTOCOL)
                     .append('\n');
         }
+        mayOwnEntries = true;
         CommandResult r = ip.run(List.of("ip", "-force", "-batch", "-"), batch.toString(), TIMEOUT);
         if (!r.ok()) {
             managedRefused = true;
@@ -237,25 +233,27 @@ final class InterfaceResolver {
         return true;
     }
 
-    /** Removes our neighbour entries for addresses not in {@code keep} (pods that left); returns how many. */
-    int release(Set<IpAddress> keep) {
-        StringBuilder batch = new StringBuilder();
-        int n = 0;
-        for (String[] entry : ours(ip)) {
-            try {
-                if (keep.contains(IpAddress.parse(entry[0]))) {
-                    continue;
-                }
-            } catch (IllegalArgumentException notAnAddress) {
-                continue;
-            }
-            batch.append("neigh del ").append(entry[0]).append(" dev ").append(entry[1]).append('\n');
-            n++;
+    /**
+     * Removes our neighbour entries for addresses not in {@code keep} (pods that left). Skipped once a
+     * release left none and this run has made none since (a routed node: no process every period).
+     */
+    void release(Set<IpAddress> keep) {
+        if (!mayOwnEntries) {
+            return;
         }
-        if (n > 0) {
+        StringBuilder batch = new StringBuilder();
+        boolean kept = false;
+        for (OwnEntry e : ours()) {
+            if (keep.contains(e.address())) {
+                kept = true;
+            } else {
+                batch.append("neigh del ").append(e.address()).append(" dev ").append(e.dev()).append('\n');
+            }
+        }
+        if (!batch.isEmpty()) {
             ip.run(List.of("ip", "-force", "-batch", "-"), batch.toString(), TIMEOUT);
         }
-        return n;
+        mayOwnEntries = kept;
     }
 
     /** Removes every neighbour entry any run of this backend made. */
@@ -263,13 +261,19 @@ final class InterfaceResolver {
         new InterfaceResolver(ip).release(Set.of());
     }
 
-    /** Our neighbour entries, each {address, device}. */
-    private static List<String[]> ours(CommandRunner ip) {
-        List<String[]> out = new ArrayList<>();
-        for (String line : new InterfaceResolver(ip).lines(List.of("ip", "-o", "neigh", "show", "protocol", NEIGH_PROTOCOL))) {
+    private record OwnEntry(IpAddress address, String dev) {}
+
+    /** Our neighbour entries, found by their protocol. */
+    private List<OwnEntry> ours() {
+        List<OwnEntry> out = new ArrayList<>();
+        for (String line : lines(List.of("ip", "-o", "neigh", "show", "protocol", NEIGH_PROTOCOL))) {
             String[] f = line.trim().split("\\s+");
             if (f.length >= 3 && f[1].equals("dev")) {
-                out.add(new String[] {f[0], f[2]});
+                try {
+                    out.add(new OwnEntry(IpAddress.parse(f[0]), f[2]));
+                } catch (IllegalArgumentException notAnAddress) {
+                    // a line we do not understand names no entry of ours
+                }
             }
         }
         return out;

@@ -49,6 +49,13 @@ class BpfPacketKernelTest {
         return b;
     }
 
+    /** The pods again, on a bridge (the CNI bridge plugin's layout), and a backend on them. */
+    private Backend onABridge() {
+        net.close();
+        net = PodNetwork.createBridged("a", "b", "c");
+        return backend(net);
+    }
+
     @Test
     void policiesDecideWhichConnectionsGetThrough() {
         PacketScenarios.policiesDecideWhichConnectionsGetThrough(net, backend(net));
@@ -79,20 +86,16 @@ class BpfPacketKernelTest {
      */
     @Test
     void onABridgeServiceTrafficIsJudgedOnThePodThatSentIt() {
-        net.close();
-        net = PodNetwork.createBridged("a", "b", "c");
-        Backend b = backend(net);
+        Backend b = onABridge();
         PacketScenarios.serviceTrafficIsJudgedOnTheBackend(net, b);
         PacketScenarios.aPodReachingItselfThroughItsServiceMeetsItsPolicies(net, b);
         PacketScenarios.masqueradedServiceTrafficIsJudgedOnItsSource(net, b);
     }
 
-    /** And they are found the same way after a restart: the neighbour entries it made go with an uninstall. */
+    /** Found through neighbour entries of the backend's own, which go with an uninstall. */
     @Test
     void onABridgeSilentPodsAreEnforcedFromTheFirstBatch() {
-        net.close();
-        net = PodNetwork.createBridged("a", "b", "c");
-        Backend b = backend(net);
+        Backend b = onABridge();
         PacketScenarios.silentPodsOnABridgeAreEnforcedFromTheFirstBatch(net, b);
         assertThat(((BpfBackend) b).unplaced()).as("every pod found").isEmpty();
         assertThat(net.node().must("ip", "-o", "neigh", "show", "protocol", InterfaceResolver.NEIGH_PROTOCOL).stdout()).as("our managed entries")

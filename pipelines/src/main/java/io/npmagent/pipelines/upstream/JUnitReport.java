@@ -57,7 +57,7 @@ final class JUnitReport {
                 passed++;
             }
         }
-        return new SuiteRun(suite, backend, passed, failed.size(), skipped.size(), seconds, failed, skipped);
+        return SuiteRun.of(suite, backend, passed, seconds, failed, skipped);
     }
 
     private static Element first(Element parent, String tag) {

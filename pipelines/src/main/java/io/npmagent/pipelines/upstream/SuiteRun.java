@@ -2,9 +2,16 @@ package io.npmagent.pipelines.upstream;
 
 import java.util.List;
 
-/** One suite on one backend: its counts, and each failure and skip by name with its reason. */
+/**
+ * One suite on one backend: its counts, and each failure and skip by name with its reason. The counts of
+ * failures and skips are the lists' sizes ({@link #of}); they are components so the JSON carries them.
+ */
 record SuiteRun(String suite, String backend, int passed, int failed, int skipped, long seconds, List<Outcome> failures,
         List<Outcome> skips) {
+
+    static SuiteRun of(String suite, String backend, int passed, long seconds, List<Outcome> failures, List<Outcome> skips) {
+        return new SuiteRun(suite, backend, passed, failures.size(), skips.size(), seconds, List.copyOf(failures), List.copyOf(skips));
+    }
 
     /** A spec or case by name, and why it failed or was skipped. */
     record Outcome(String name, String reason) {}
@@ -13,11 +20,11 @@ record SuiteRun(String suite, String backend, int passed, int failed, int skippe
     SuiteRun withSkips(List<Outcome> more) {
         List<Outcome> all = new java.util.ArrayList<>(skips);
         all.addAll(more);
-        return new SuiteRun(suite, backend, passed, failed, all.size(), seconds, failures, List.copyOf(all));
+        return of(suite, backend, passed, seconds, failures, all);
     }
 
     /** A run that left no report: counted as one failure, so a crashed suite never reads as clean. */
     static SuiteRun missing(String suite, String backend, long seconds, String why) {
-        return new SuiteRun(suite, backend, 0, 1, 0, seconds, List.of(new Outcome(suite + " run", why)), List.of());
+        return of(suite, backend, 0, seconds, List.of(new Outcome(suite + " run", why)), List.of());
     }
 }
