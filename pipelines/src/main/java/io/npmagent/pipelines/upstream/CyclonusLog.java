@@ -21,14 +21,18 @@ final class CyclonusLog {
     private static final Pattern STEP = Pattern.compile("^step (\\d+) on (.*):$");
     private static final Pattern COUNTS = Pattern.compile("(\\d+) wrong, (\\d+) ignored, (\\d+) correct");
     private static final Pattern LISTED = Pattern.compile("^test #\\d+: (.*)$");
+    /** With --noisy, every try's table: "kube results, try 0:", then "try 1:" when the first was wrong somewhere. */
+    private static final Pattern TRY = Pattern.compile("^kube results, try (\\d+):$");
     private static final Pattern FAILED_TO_EXECUTE = Pattern.compile("^test case failed to execute for (.*)");
 
     private final Path file;
     private final Map<String, List<String>> stepsByCase;
+    private final Map<String, List<String>> retriesByCase;
 
-    private CyclonusLog(Path file, Map<String, List<String>> stepsByCase) {
+    private CyclonusLog(Path file, Map<String, List<String>> stepsByCase, Map<String, List<String>> retriesByCase) {
         this.file = file;
         this.stepsByCase = stepsByCase;
+        this.retriesByCase = retriesByCase;
     }
 
     static CyclonusLog read(Path file) throws IOException {
@@ -37,13 +41,19 @@ final class CyclonusLog {
 
     static CyclonusLog parse(Path file, List<String> lines) {
         Map<String, List<String>> steps = new LinkedHashMap<>();
+        Map<String, List<String>> retries = new LinkedHashMap<>();
         List<String> current = null;
+        String caseName = null;
         String step = null;
         for (String line : lines) {
             Matcher failed = FAILED_TO_EXECUTE.matcher(line);
+            Matcher retry = TRY.matcher(line);
             if (line.startsWith(CASE)) {
-                current = steps.computeIfAbsent(line.substring(CASE.length()).strip(), k -> new ArrayList<>());
+                caseName = line.substring(CASE.length()).strip();
+                current = steps.computeIfAbsent(caseName, k -> new ArrayList<>());
                 step = null;
+            } else if (current != null && step != null && retry.matches() && !retry.group(1).equals("0")) {
+                retries.computeIfAbsent(caseName, k -> new ArrayList<>()).add(step + ": try " + (Integer.parseInt(retry.group(1)) + 1));
             } else if (failed.find()) {
                 steps.computeIfAbsent(failed.group(1).replaceAll(" &\\{.*", "").strip(), k -> new ArrayList<>()).add("failed to execute: " + line);
             } else if (current != null && STEP.matcher(line).matches()) {
@@ -57,7 +67,7 @@ final class CyclonusLog {
                 }
             }
         }
-        return new CyclonusLog(file, steps);
+        return new CyclonusLog(file, steps, retries);
     }
 
     /**
@@ -75,6 +85,17 @@ final class CyclonusLog {
                 out.add(new SuiteRun.Outcome(m.group(1).strip(), reason));
             }
         }
+        return out;
+    }
+
+    /**
+     * The cases in which some step's first try was wrong somewhere and cyclonus probed again (its --retries):
+     * a passed case among them passed on a later try. The log's tables say which probes ("kube results, try 0").
+     */
+    List<SuiteRun.Outcome> retried() {
+        List<SuiteRun.Outcome> out = new ArrayList<>();
+        retriesByCase.forEach((name, tries) -> out.add(new SuiteRun.Outcome(name,
+                "first try wrong somewhere, probed again: " + String.join("; ", tries) + " (its tables: " + file + ", \"" + CASE + name + "\")")));
         return out;
     }
 

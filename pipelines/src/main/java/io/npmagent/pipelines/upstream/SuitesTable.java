@@ -2,7 +2,7 @@ package io.npmagent.pipelines.upstream;
 
 import java.util.List;
 
-/** The runs side by side, then each failure and skip by name. */
+/** The runs side by side, then each failure, retry and skip by name. */
 final class SuitesTable {
     private SuitesTable() {}
 
@@ -15,6 +15,9 @@ final class SuitesTable {
         for (SuiteRun r : runs) {
             for (SuiteRun.Outcome f : r.failures()) {
                 sb.append(String.format("FAILED  %s [%s] %s%n        %s%n", r.suite(), r.backend(), f.name(), oneLine(f.reason())));
+            }
+            for (SuiteRun.Outcome t : r.retried()) {
+                sb.append(String.format("RETRIED %s [%s] %s%n        %s%n", r.suite(), r.backend(), t.name(), oneLine(t.reason())));
             }
             for (SuiteRun.Outcome s : r.skips()) {
                 sb.append(String.format("SKIPPED %s [%s] %s%n        %s%n", r.suite(), r.backend(), s.name(), oneLine(s.reason())));

@@ -79,7 +79,8 @@ public final class UpstreamSuitesMain implements Callable<Integer> {
                 CyclonusLog cyclonusLog = CyclonusLog.read(log);
                 SuiteRun run = JUnitReport.read(junit, suite, backend, took, name -> true, (name, text) -> text,
                         (name, text) -> cyclonusLog.reason(name));
-                yield run.withSkips(CyclonusLog.excluded(dir.resolve(suite + "-" + backend + ".excluded"), CYCLONUS_SKIP_REASON));
+                yield run.withSkips(CyclonusLog.excluded(dir.resolve(suite + "-" + backend + ".excluded"), CYCLONUS_SKIP_REASON))
+                        .withRetried(cyclonusLog.retried());
             }
             default -> throw new IllegalArgumentException("unknown suite " + suite + " (e2e, cyclonus)");
         };

@@ -80,7 +80,7 @@ class UpstreamSuitesReportTest {
     }
 
     @Test
-    void cyclonusFailuresTakeTheirWrongStepsFromTheLogAndSctpCasesAreNamedSkips() throws IOException {
+    void cyclonusFailuresTakeTheirWrongStepsFromTheLogRetriedStepsAreNamedAndSctpCasesAreNamedSkips() throws IOException {
         Files.writeString(dir.resolve("cyclonus-bpf.junit.xml"), """
                 <testsuite tests="2" failures="1" time="" name="cyclonus">
                     <properties></properties>
@@ -95,13 +95,18 @@ class UpstreamSuitesReportTest {
                 "evaluating test case: deny all ingress",
                 "step 1 on all available ports/protocols:",
                 "0 wrong, 0 ignored, 324 correct",
+                "kube results, try 0:",
+                "kube results, try 1:",
+                "Actual vs expected (last round):",
                 "finished policy #1",
                 "starting test case #2",
                 "evaluating test case: allow ingress on port 81",
                 "step 1 on port 81, protocol TCP:",
                 "Discrepancy found:3 wrong, 0 ignored, 78 correct",
+                "kube results, try 0:",
                 "step 2 on all available ports/protocols:",
                 "0 wrong, 0 ignored, 324 correct",
+                "kube results, try 0:",
                 "finished policy #2")));
         Files.writeString(dir.resolve("cyclonus-bpf.excluded"), "test #1: ingress on SCTP port 80\ntest #2: egress on SCTP port 81\n");
 
@@ -114,6 +119,10 @@ class UpstreamSuitesReportTest {
         });
         assertThat(run.skips()).extracting(SuiteRun.Outcome::name).containsExactly("ingress on SCTP port 80", "egress on SCTP port 81");
         assertThat(run.skipped()).isEqualTo(2);
+        assertThat(run.retried()).singleElement().satisfies(r -> {
+            assertThat(r.name()).isEqualTo("deny all ingress");
+            assertThat(r.reason()).startsWith("first try wrong somewhere, probed again: step 1 (all available ports/protocols): try 2 (its tables: ");
+        });
     }
 
     @Test
