@@ -1,6 +1,7 @@
 /* Which of the two copies of the policy state packets read. The agent writes a batch into the copy
- * packets do not read, flips this, then replays the batch into the other copy: every packet is judged
- * by the whole state before a batch or the whole state after it, never by half of one. */
+ * packets do not read, then flips this: every packet is judged by the whole state before a batch or
+ * the whole state after it, never by half of one. The copy left behind is brought up to date when the
+ * next batch writes it, or in idle time (VersionedMaps.java). */
 #ifndef NPM_STATE_H
 #define NPM_STATE_H
 

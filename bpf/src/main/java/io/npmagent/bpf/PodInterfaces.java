@@ -16,7 +16,7 @@ import java.util.Set;
  * whose addresses changed, and for every pod at a rescan (the first batch, each reconcile), which also
  * catches a pod that came back on a new interface with its old address.
  */
-final class PodInterfaces {
+final class PodInterfaces implements PodPlacer {
     private record Placed(List<IpAddress> ips, int ifindex) {}
 
     private final InterfaceResolver resolver;
@@ -28,12 +28,9 @@ final class PodInterfaces {
         this.resolver = resolver;
     }
 
-    /**
-     * The interface of each of {@code pods} that is a local pod of {@code endpoints} and has one (the
-     * others are forgotten); only pods not placed yet, or whose addresses changed, are looked up, or
-     * all of them with {@code rescan}.
-     */
-    Map<PodKey, Integer> place(Map<PodKey, Rendered.Endpoint> endpoints, Set<PodKey> pods, boolean rescan) {
+    /** As {@link PodPlacer#place}; pods without an interface are forgotten. */
+    @Override
+    public Map<PodKey, Integer> place(Map<PodKey, Rendered.Endpoint> endpoints, Set<PodKey> pods, boolean rescan) {
         List<PodKey> look = new ArrayList<>();
         for (PodKey pod : pods) {
             Rendered.Endpoint ep = endpoints.get(pod);
@@ -81,8 +78,8 @@ final class PodInterfaces {
         return out;
     }
 
-    /** The node's own addresses as of the last lookup. */
-    Set<IpAddress> nodeAddresses() {
+    @Override
+    public Set<IpAddress> nodeAddresses() {
         return nodeAddresses;
     }
 }

@@ -32,7 +32,7 @@ import jnr.ffi.byref.IntByReference;
  *
  * <p>Thread-safe: every operation is one or more bpf() calls; the kernel orders them.
  */
-public final class BpfMap implements AutoCloseable {
+public final class BpfMap implements MapIo, AutoCloseable {
     public static final int TYPE_HASH = 1;
     public static final int TYPE_ARRAY = 2;
     public static final int TYPE_PERCPU_HASH = 5;
