@@ -345,6 +345,17 @@ public final class BpfBackend implements Backend {
             }
             maps.setIpcache(prefixes);
             everything = true;
+        } else {
+            for (Cidr prefix : changes.ipcache()) { // the addresses that came, went or moved; the node's own stay HOST
+                Integer identity = r.ipcache().get(prefix);
+                if (node.stream().anyMatch(a -> Cidr.host(a).equals(prefix))) {
+                    continue;
+                } else if (identity == null) {
+                    maps.removeIpcache(prefix);
+                } else {
+                    maps.putIpcache(prefix, identity);
+                }
+            }
         }
 
         int written = maps.commit();

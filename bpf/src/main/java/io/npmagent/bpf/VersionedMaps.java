@@ -131,6 +131,16 @@ final class VersionedMaps {
         journal(j -> j.local, address);
     }
 
+    void putIpcache(Cidr prefix, int identity) {
+        wantIpcache.put(prefix, identity);
+        journal(j -> j.ipcache, prefix);
+    }
+
+    void removeIpcache(Cidr prefix) {
+        wantIpcache.remove(prefix);
+        journal(j -> j.ipcache, prefix);
+    }
+
     /** The whole ipcache: every key of every copy is compared at the next commit. */
     void setIpcache(Map<Cidr, Integer> prefixes) {
         wantIpcache.clear();

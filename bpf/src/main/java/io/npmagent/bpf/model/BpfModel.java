@@ -43,6 +43,15 @@ import java.util.TreeSet;
  * for a rule without ports; a range as aligned prefixes; a named port resolved on the destination:
  * the pod itself for ingress, each peer class's identity for egress). An ipBlock admits the atoms
  * inside it and outside every except (every except is itself an atom, so atoms never straddle one).
+ *
+ * <p><b>Cost follows the change.</b> A delta costs what depends on it, not the cluster: an address
+ * that came, went or moved changes its own ipcache entry; a peer class that came or went, or an
+ * identity joining or leaving a selector set, adds or removes just that class's entries in the rules
+ * that admit it (each pod's entries are counted by the rules that make them, so an entry another rule
+ * still makes stays). A policy or pod row that changed, a set that came or went, and any identity
+ * change for pods whose policies name ports redo those pods whole. Only a change of the atoms
+ * themselves (an ipBlock or except prefix that was not there, or is no longer) redoes everything,
+ * since every address may then move to another class.
  */
 public final class BpfModel {
     public static final int ANY = -1;
@@ -65,9 +74,13 @@ public final class BpfModel {
     private int nextClass = POD_CLASS_BASE;
     private int nextAtom = ATOM_BASE;
 
-    // What a pod's entries depend on, to find the pods a policy-only delta changes.
+    // What a pod's entries depend on, to find the pods a delta changes.
     private final Map<PolicyKey, Set<PodKey>> podsByPolicy = new HashMap<>();
     private final Map<PeerSetKey, Set<PolicyKey>> policiesBySet = new HashMap<>();
+    /** The selector sets each identity is a member of. */
+    private final Map<IdentityId, Set<PeerSetKey>> setsOfIdentity = new HashMap<>();
+    /** Policies with a named port in some rule: their pods depend on identities' named ports and on every class. */
+    private final Set<PolicyKey> namedPortPolicies = new HashSet<>();
 
     // The last render, kept so the next one redoes only what changed.
     private boolean renderAll = true;
@@ -77,19 +90,26 @@ public final class BpfModel {
     private Map<IdentityId, Set<Integer>> classesOf = new HashMap<>();
     private Map<Integer, IdentityId> identityOfClass = new HashMap<>();
     private Map<Cidr, Set<Integer>> podClassesInAtom = new HashMap<>();
+    /** The atom of each pod class (those from POD_CLASS_BASE; an identity's own number has none). */
+    private Map<Integer, Cidr> atomOfClass = new HashMap<>();
+    /** Per peer class, the addresses in it: a class lives while it has one. */
+    private Map<Integer, Integer> addressesInClass = new HashMap<>();
+    /** The ipcache prefixes an address change moved since the last render. */
+    private final Set<Cidr> dirtyIpcache = new HashSet<>();
     private final Map<PodKey, Rendered.Endpoint> endpoints = new LinkedHashMap<>();
-    private final Map<PodKey, Set<PolicyEntry>> entriesByPod = new HashMap<>();
+    /** Per pod, each entry with the number of rules that make it: it lives while one does. */
+    private final Map<PodKey, Map<PolicyEntry, Integer>> entriesByPod = new HashMap<>();
+    /** Entries a peer class's coming or going added or removed since the last render. */
+    private final Set<PolicyEntry> dirtyEntries = new HashSet<>();
     private final Set<PolicyEntry> entries = new HashSet<>();
 
     /**
-     * Takes a delta and notes what the next render must redo: everything when identities, addresses or
-     * ipBlocks change (peer classes move); otherwise, the pods whose rows, policies or peer sets changed.
+     * Takes a delta and notes what the next render must redo: everything when the ipBlock atoms change
+     * (every address may move to another peer class); otherwise the ipcache entries of the addresses
+     * that changed, and the pods whose rows, policies or peer sets changed, or whose rules admit a peer
+     * class that came or went.
      */
     public void apply(DesiredDelta d) {
-        if (!d.identities().isEmpty() || !d.addresses().isEmpty()
-                || d.peerSets().keySet().stream().anyMatch(k -> k instanceof PeerSetKey.CidrPeers)) {
-            renderAll = true;
-        }
         d.pods().forEach((k, c) -> {
             index(podsByPolicy, c.before(), k, false);
             index(podsByPolicy, c.after(), k, true);
@@ -102,10 +122,17 @@ public final class BpfModel {
             if (c.after() != null) {
                 c.after().peerSets().forEach(set -> Multimaps.add(policiesBySet, set, k));
             }
+            if (c.after() != null && namesAPort(c.after())) {
+                namedPortPolicies.add(k);
+            } else {
+                namedPortPolicies.remove(k);
+            }
             dirtyPods.addAll(podsByPolicy.getOrDefault(k, Set.of()));
         });
-        d.members().keySet().forEach(m -> dirtyPodsOf(m.set()));
         d.peerSets().keySet().forEach(this::dirtyPodsOf);
+        if (!d.identities().isEmpty()) { // named ports resolve through identities: those pods are redone whole
+            namedPortPolicies.forEach(pk -> dirtyPods.addAll(podsByPolicy.getOrDefault(pk, Set.of())));
+        }
 
         d.identities().forEach((k, c) -> put(identities, k, c.after()));
         d.addresses().forEach((k, c) -> put(addresses, k, c.after()));
@@ -113,21 +140,125 @@ public final class BpfModel {
             if (present) {
                 sets.putIfAbsent(k, new HashSet<>());
             } else {
-                sets.remove(k);
+                Set<IdentityId> gone = sets.remove(k);
+                if (gone != null) {
+                    gone.forEach(id -> Multimaps.remove(setsOfIdentity, id, k));
+                }
             }
         });
         d.members().forEach((m, present) -> {
             Set<IdentityId> members = sets.get(m.set());
             if (members != null) {
+                // the rules naming the set gain or lose the identity's classes, counted rule by rule
+                List<Admission> admissions = renderAll ? List.of() : admissions(m.set(), m.identity());
                 if (present) {
                     members.add(m.identity());
+                    Multimaps.add(setsOfIdentity, m.identity(), m.set());
                 } else {
                     members.remove(m.identity());
+                    Multimaps.remove(setsOfIdentity, m.identity(), m.set());
                 }
+                admissions.forEach(a -> a.recount(this));
             }
         });
         d.policies().forEach((k, c) -> put(policies, k, c.after()));
         d.pods().forEach((k, c) -> put(pods, k, c.after()));
+
+        if (!renderAll && d.peerSets().keySet().stream().anyMatch(k -> k instanceof PeerSetKey.CidrPeers) && !atoms().equals(atoms)) {
+            renderAll = true; // addresses change atoms, so peer classes: the one change redone whole
+        }
+        if (renderAll) {
+            return; // the next render redoes classes and the ipcache from the rows
+        }
+        d.addresses().forEach((ip, c) -> {
+            unclassify(ip);
+            if (c.after() != null) {
+                classify(ip, c.after());
+            }
+        });
+    }
+
+    /**
+     * An address joins the class of its identity and atom: its ipcache entry, and the class if it is new.
+     * Called for an address in no class ({@link #unclassify} first), so a delta applied twice counts once.
+     */
+    private void classify(IpAddress ip, IdentityId id) {
+        Cidr atom = atomOf(ip, atoms);
+        int cls = atom == null ? id.value() : classIds.computeIfAbsent(List.of(id, atom), k -> nextClass++);
+        ipcache.put(Cidr.host(ip), cls);
+        dirtyIpcache.add(Cidr.host(ip));
+        if (addressesInClass.merge(cls, 1, Integer::sum) == 1) {
+            classesOf.computeIfAbsent(id, k -> new HashSet<>()).add(cls);
+            identityOfClass.put(cls, id);
+            if (atom != null) {
+                podClassesInAtom.computeIfAbsent(atom, k -> new HashSet<>()).add(cls);
+                atomOfClass.put(cls, atom);
+            }
+            classCameOrWent(id, cls, atom, 1);
+        }
+    }
+
+    /**
+     * An address leaves the class its ipcache entry names, if any (an entry from {@link #ATOM_BASE} up is
+     * its atom's, no class): the entry goes, back to the atom's if the address is an atom itself, and the
+     * class goes with its last address.
+     */
+    private void unclassify(IpAddress ip) {
+        Cidr host = Cidr.host(ip);
+        Integer cls = ipcache.get(host);
+        if (cls == null || cls >= ATOM_BASE) {
+            return;
+        }
+        ipcache.remove(host);
+        dirtyIpcache.add(host);
+        if (atomIds.containsKey(host)) {
+            ipcache.put(host, atomIds.get(host));
+        }
+        if (addressesInClass.merge(cls, -1, Integer::sum) > 0) {
+            return;
+        }
+        addressesInClass.remove(cls);
+        IdentityId id = identityOfClass.get(cls);
+        Cidr atom = atomOf(ip, atoms);
+        classCameOrWent(id, cls, atom, -1);
+        identityOfClass.remove(cls);
+        Multimaps.remove(classesOf, id, cls);
+        if (atom != null) {
+            Multimaps.remove(podClassesInAtom, atom, cls);
+            classIds.remove(List.of(id, atom));
+            atomOfClass.remove(cls);
+        }
+    }
+
+    /**
+     * Counts a class that came (after it joined the indexes) or is going (before it leaves them) in or
+     * out of the entries of the pods whose rules may admit it: those of policies with a selector peer
+     * {@code id} is in, with an ipBlock peer holding the atom, or with a named port (an egress named
+     * port to any peer lists every class).
+     */
+    private void classCameOrWent(IdentityId id, int cls, Cidr atom, int delta) {
+        Set<PodKey> users = new HashSet<>();
+        setsOfIdentity.getOrDefault(id, Set.of()).forEach(set -> podsUsing(set, users));
+        if (atom != null) {
+            for (PeerSetKey k : sets.keySet()) {
+                if (k instanceof PeerSetKey.CidrPeers c && c.cidr().contains(atom)) {
+                    podsUsing(k, users);
+                }
+            }
+        }
+        namedPortPolicies.forEach(pk -> users.addAll(podsByPolicy.getOrDefault(pk, Set.of())));
+        countClass(users, id, cls, atom, delta);
+    }
+
+    private static boolean namesAPort(CompiledPolicy policy) {
+        for (Direction d : Direction.values()) {
+            for (CompiledRule rule : policy.rules(d)) {
+                if (rule.ports().stream().anyMatch(m -> m instanceof PortMatch.NamedPort)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static void index(Map<PolicyKey, Set<PodKey>> podsByPolicy, LocalPod row, PodKey pod, boolean add) {
@@ -146,8 +277,13 @@ public final class BpfModel {
     }
 
     private void dirtyPodsOf(PeerSetKey set) {
+        podsUsing(set, dirtyPods);
+    }
+
+    /** The local pods of every policy with a rule naming {@code set}, into {@code out}. */
+    private void podsUsing(PeerSetKey set, Set<PodKey> out) {
         for (PolicyKey pk : policiesBySet.getOrDefault(set, Set.of())) {
-            dirtyPods.addAll(podsByPolicy.getOrDefault(pk, Set.of()));
+            out.addAll(podsByPolicy.getOrDefault(pk, Set.of()));
         }
     }
 
@@ -177,14 +313,16 @@ public final class BpfModel {
             renderAll();
             changes = Rendered.Changes.ALL;
         } else {
-            Set<PolicyEntry> touched = new HashSet<>();
+            Set<PolicyEntry> touched = new HashSet<>(dirtyEntries);
             for (PodKey pod : dirtyPods) {
                 touched.addAll(renderPod(pod));
             }
-            changes = new Rendered.Changes(false, Set.copyOf(dirtyPods), touched);
+            changes = new Rendered.Changes(false, Set.copyOf(dirtyPods), touched, Set.copyOf(dirtyIpcache));
         }
         renderAll = false;
         dirtyPods.clear();
+        dirtyIpcache.clear();
+        dirtyEntries.clear();
         return new Rendered(Collections.unmodifiableMap(ipcache), Collections.unmodifiableMap(endpoints),
                 Collections.unmodifiableSet(entries), changes);
     }
@@ -202,6 +340,8 @@ public final class BpfModel {
         classesOf = new HashMap<>();
         identityOfClass = new HashMap<>();
         podClassesInAtom = new HashMap<>();
+        addressesInClass = new HashMap<>();
+        atomOfClass = new HashMap<>();
         Set<List<Object>> usedClasses = new HashSet<>();
         for (Cidr a : atoms) {
             ipcache.put(a, atomId(a));
@@ -216,10 +356,12 @@ public final class BpfModel {
                 usedClasses.add(key);
                 cls = classIds.computeIfAbsent(key, k -> nextClass++);
                 podClassesInAtom.computeIfAbsent(atom, k -> new HashSet<>()).add(cls);
+                atomOfClass.put(cls, atom);
             }
             ipcache.put(Cidr.host(ip), cls);
             classesOf.computeIfAbsent(id, k -> new HashSet<>()).add(cls);
             identityOfClass.put(cls, id);
+            addressesInClass.merge(cls, 1, Integer::sum);
         });
         classIds.keySet().retainAll(usedClasses);
         atomIds.keySet().retainAll(atoms);
@@ -236,10 +378,10 @@ public final class BpfModel {
     /** Redoes one pod's endpoint and entries; returns the entries it dropped and the ones it has now. */
     private Set<PolicyEntry> renderPod(PodKey key) {
         Set<PolicyEntry> touched = new HashSet<>();
-        Set<PolicyEntry> before = entriesByPod.remove(key);
+        Map<PolicyEntry, Integer> before = entriesByPod.remove(key);
         if (before != null) {
-            entries.removeAll(before);
-            touched.addAll(before);
+            entries.removeAll(before.keySet());
+            touched.addAll(before.keySet());
         }
         LocalPod pod = pods.get(key);
         if (pod == null) {
@@ -250,7 +392,8 @@ public final class BpfModel {
         int endpoint = endpointIds.computeIfAbsent(key, k -> nextEndpoint++);
         endpoints.put(key, new Rendered.Endpoint(endpoint, pod.ips(), pod.isolated(Direction.INGRESS), pod.isolated(Direction.EGRESS),
                 pod.bandwidth()));
-        Set<PolicyEntry> now = new HashSet<>();
+        Map<PolicyEntry, Integer> now = new HashMap<>();
+        Set<PolicyEntry> ofRule = new HashSet<>();
         for (Direction d : Direction.values()) {
             for (PolicyKey pk : pod.policies(d)) {
                 CompiledPolicy policy = policies.get(pk);
@@ -258,20 +401,155 @@ public final class BpfModel {
                     continue; // not held: the pod stays isolated without its allows (fail closed)
                 }
                 for (CompiledRule rule : policy.rules(d)) {
-                    render(rule, d, endpoint, pod, atoms, classesOf, identityOfClass, podClassesInAtom, now);
+                    ofRule.clear();
+                    render(rule, d, endpoint, pod, atoms, classesOf, identityOfClass, podClassesInAtom, ofRule);
+                    ofRule.forEach(e -> now.merge(e, 1, Integer::sum));
                 }
             }
         }
         entriesByPod.put(key, now);
-        entries.addAll(now);
-        touched.addAll(now);
+        entries.addAll(now.keySet());
+        touched.addAll(now.keySet());
         return touched;
+    }
+
+    /**
+     * A peer class came ({@code delta} 1) or is about to go (-1): the entries each rule of {@code pods}
+     * makes for that class alone are counted in or out, without redoing the pods. Pods already to be
+     * redone whole at the next render are left to it (their sets, policies or identities changed).
+     */
+    private void countClass(Set<PodKey> pods, IdentityId id, int cls, Cidr atom, int delta) {
+        Set<PolicyEntry> ofRule = new HashSet<>();
+        for (PodKey key : pods) {
+            LocalPod pod = this.pods.get(key);
+            Integer endpoint = endpointIds.get(key);
+            Map<PolicyEntry, Integer> counts = entriesByPod.get(key);
+            if (dirtyPods.contains(key) || pod == null || endpoint == null || counts == null) {
+                dirtyPods.add(key);
+                continue;
+            }
+            for (Direction d : Direction.values()) {
+                for (PolicyKey pk : pod.policies(d)) {
+                    CompiledPolicy policy = policies.get(pk);
+                    if (policy == null || !policy.isolates(d)) {
+                        continue;
+                    }
+                    for (CompiledRule rule : policy.rules(d)) {
+                        ofRule.clear();
+                        classEntries(rule, d, endpoint, pod, id, cls, atom, ofRule);
+                        count(counts, ofRule, delta);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Counts one rule's {@code made} entries in (1) or out (-1) of a pod's: an entry lives while a rule makes it. */
+    private void count(Map<PolicyEntry, Integer> counts, Set<PolicyEntry> made, int delta) {
+        for (PolicyEntry e : made) {
+            int n = counts.merge(e, delta, Integer::sum);
+            if (n <= 0) {
+                counts.remove(e);
+                entries.remove(e);
+                dirtyEntries.add(e);
+            } else if (n == 1 && delta > 0) {
+                entries.add(e);
+                dirtyEntries.add(e);
+            }
+        }
+    }
+
+    /** The entries {@code rule} makes for peer class {@code cls} (of identity {@code id}, in {@code atom}) alone. */
+    private void classEntries(CompiledRule rule, Direction d, int endpoint, LocalPod pod, IdentityId id, int cls, Cidr atom,
+            Set<PolicyEntry> out) {
+        if (rule.anyPeer()) {
+            // ANY covers the class, except an egress named port, which lists each class serving the name
+            if (d == Direction.EGRESS && !rule.anyPort()) {
+                Identity identity = identities.get(id);
+                for (PortMatch m : rule.ports()) {
+                    Integer port = m instanceof PortMatch.NamedPort n && identity != null ? identity.namedPorts().get(n) : null;
+                    if (port != null) {
+                        out.add(new PolicyEntry(endpoint, 1, cls, false, m.protocol().ipProtocolNumber(), port, 16));
+                    }
+                }
+            }
+            return;
+        }
+        if (admits(rule, id, atom)) {
+            portEntries(rule, d, endpoint, pod, cls, out);
+        }
+    }
+
+    /** Whether a peer of {@code rule} (which has peers) admits the class of {@code id} in {@code atom}. */
+    private boolean admits(CompiledRule rule, IdentityId id, Cidr atom) {
+        for (PeerSetKey k : rule.peers()) {
+            if (k instanceof PeerSetKey.SelectorPeers && sets.getOrDefault(k, Set.of()).contains(id)) {
+                return true;
+            } else if (k instanceof PeerSetKey.CidrPeers c && atom != null && c.cidr().contains(atom)
+                    && c.except().stream().noneMatch(e -> e.contains(atom))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * One rule of one pod and one class of an identity whose membership in a set the rule names is
+     * about to change: whether the rule admitted the class before; {@link #recount} after the change
+     * counts the rule's entries for the class in or out if that changed (another peer of the rule may
+     * still admit it).
+     */
+    private record Admission(PodKey pod, int endpoint, LocalPod row, Direction direction, CompiledRule rule, IdentityId id, int cls,
+            boolean before) {
+        void recount(BpfModel m) {
+            boolean after = m.admits(rule, id, m.atomOfClass.get(cls));
+            if (after == before) {
+                return;
+            }
+            Set<PolicyEntry> ofRule = new HashSet<>();
+            m.portEntries(rule, direction, endpoint, row, cls, ofRule);
+            m.count(m.entriesByPod.get(pod), ofRule, after ? 1 : -1);
+        }
+    }
+
+    /** For each rendered pod not to be redone whole, each rule naming {@code set} and each class of {@code id}: an {@link Admission}. */
+    private List<Admission> admissions(PeerSetKey set, IdentityId id) {
+        Set<Integer> classes = classesOf.getOrDefault(id, Set.of());
+        if (classes.isEmpty()) {
+            return List.of();
+        }
+        Set<PodKey> users = new HashSet<>();
+        podsUsing(set, users);
+        List<Admission> out = new ArrayList<>();
+        for (PodKey key : users) {
+            LocalPod pod = pods.get(key);
+            Integer endpoint = endpointIds.get(key);
+            if (dirtyPods.contains(key) || pod == null || endpoint == null || !entriesByPod.containsKey(key)) {
+                dirtyPods.add(key);
+                continue;
+            }
+            for (Direction d : Direction.values()) {
+                for (PolicyKey pk : pod.policies(d)) {
+                    CompiledPolicy policy = policies.get(pk);
+                    if (policy == null || !policy.isolates(d)) {
+                        continue;
+                    }
+                    for (CompiledRule rule : policy.rules(d)) {
+                        if (rule.peers().contains(set)) {
+                            for (int cls : classes) {
+                                out.add(new Admission(key, endpoint, pod, d, rule, id, cls, admits(rule, id, atomOfClass.get(cls))));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     private void render(CompiledRule rule, Direction d, int endpoint, LocalPod pod, List<Cidr> atoms,
             Map<IdentityId, Set<Integer>> classesOf, Map<Integer, IdentityId> identityOfClass,
             Map<Cidr, Set<Integer>> podClassesInAtom, Set<PolicyEntry> out) {
-        int dir = d == Direction.INGRESS ? 0 : 1;
         Set<Integer> peers = new HashSet<>();
         if (rule.anyPeer()) {
             peers.add(ANY);
@@ -292,38 +570,44 @@ public final class BpfModel {
             }
         }
         for (int peer : peers) {
-            if (rule.anyPort()) {
-                out.add(new PolicyEntry(endpoint, dir, peer, true, 0, 0, 0));
-                continue;
-            }
-            for (PortMatch m : rule.ports()) {
-                int proto = m.protocol().ipProtocolNumber();
-                if (m instanceof PortMatch.PortRange r) {
-                    for (PortPrefixes.Prefix p : PortPrefixes.of(r.first(), r.last())) {
-                        out.add(new PolicyEntry(endpoint, dir, peer, false, proto, p.port(), p.bits()));
+            portEntries(rule, d, endpoint, pod, peer, out);
+        }
+    }
+
+    /** The entries of {@code rule} for one peer (a class, an atom or ANY): one per port, or one for any port. */
+    private void portEntries(CompiledRule rule, Direction d, int endpoint, LocalPod pod, int peer, Set<PolicyEntry> out) {
+        int dir = d == Direction.INGRESS ? 0 : 1;
+        if (rule.anyPort()) {
+            out.add(new PolicyEntry(endpoint, dir, peer, true, 0, 0, 0));
+            return;
+        }
+        for (PortMatch m : rule.ports()) {
+            int proto = m.protocol().ipProtocolNumber();
+            if (m instanceof PortMatch.PortRange r) {
+                for (PortPrefixes.Prefix p : PortPrefixes.of(r.first(), r.last())) {
+                    out.add(new PolicyEntry(endpoint, dir, peer, false, proto, p.port(), p.bits()));
+                }
+            } else {
+                PortMatch.NamedPort n = (PortMatch.NamedPort) m;
+                if (d == Direction.INGRESS) {
+                    Identity self = identities.get(pod.identity());
+                    Integer port = self == null ? null : self.namedPorts().get(n);
+                    if (port != null) {
+                        out.add(new PolicyEntry(endpoint, dir, peer, false, proto, port, 16));
                     }
+                } else if (peer == ANY) {
+                    // Every pod serving the name, each on its own port; addresses that are no pod never match.
+                    identityOfClass.forEach((cls, id) -> {
+                        Integer port = identities.get(id).namedPorts().get(n);
+                        if (port != null) {
+                            out.add(new PolicyEntry(endpoint, dir, cls, false, proto, port, 16));
+                        }
+                    });
                 } else {
-                    PortMatch.NamedPort n = (PortMatch.NamedPort) m;
-                    if (d == Direction.INGRESS) {
-                        Identity self = identities.get(pod.identity());
-                        Integer port = self == null ? null : self.namedPorts().get(n);
-                        if (port != null) {
-                            out.add(new PolicyEntry(endpoint, dir, peer, false, proto, port, 16));
-                        }
-                    } else if (peer == ANY) {
-                        // Every pod serving the name, each on its own port; addresses that are no pod never match.
-                        identityOfClass.forEach((cls, id) -> {
-                            Integer port = identities.get(id).namedPorts().get(n);
-                            if (port != null) {
-                                out.add(new PolicyEntry(endpoint, dir, cls, false, proto, port, 16));
-                            }
-                        });
-                    } else {
-                        IdentityId id = identityOfClass.get(peer);
-                        Integer port = id == null ? null : identities.get(id).namedPorts().get(n);
-                        if (port != null) {
-                            out.add(new PolicyEntry(endpoint, dir, peer, false, proto, port, 16));
-                        }
+                    Identity peerIdentity = identities.get(identityOfClass.get(peer));
+                    Integer port = peerIdentity == null ? null : peerIdentity.namedPorts().get(n);
+                    if (port != null) {
+                        out.add(new PolicyEntry(endpoint, dir, peer, false, proto, port, 16));
                     }
                 }
             }

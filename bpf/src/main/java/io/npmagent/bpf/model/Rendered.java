@@ -19,10 +19,11 @@ public record Rendered(Map<Cidr, Integer> ipcache, Map<PodKey, Endpoint> endpoin
     public record Endpoint(int id, List<IpAddress> ips, boolean ingressIsolated, boolean egressIsolated, BandwidthLimits bandwidth) {}
 
     /**
-     * What differs from the render before: everything ({@code all}), or the endpoints of {@code pods}
-     * and the policy entries in {@code policy} (each one either gone or new), the ipcache unchanged.
+     * What differs from the render before: everything ({@code all}), or the endpoints of {@code pods},
+     * the policy entries in {@code policy} (each one either gone or new) and the ipcache prefixes in
+     * {@code ipcache} (each one gone, new or mapped to another identity).
      */
-    public record Changes(boolean all, Set<PodKey> pods, Set<PolicyEntry> policy) {
-        public static final Changes ALL = new Changes(true, Set.of(), Set.of());
+    public record Changes(boolean all, Set<PodKey> pods, Set<PolicyEntry> policy, Set<Cidr> ipcache) {
+        public static final Changes ALL = new Changes(true, Set.of(), Set.of(), Set.of());
     }
 }
