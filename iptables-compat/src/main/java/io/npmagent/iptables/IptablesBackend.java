@@ -319,7 +319,6 @@ public final class IptablesBackend implements Backend {
         CommandResult r = runner.run(List.of("ipset", "restore"), input, settings.timeout());
         metrics.ipsetRestoreLatency.observe(Metrics.secondsSince(start));
         if (!r.ok()) {
-            LOG.log(System.Logger.Level.DEBUG, "refused ipset restore input:\n{0}", input);
             throw new BackendException(r.errorSummary(), input);
         }
     }
@@ -331,7 +330,6 @@ public final class IptablesBackend implements Backend {
         metrics.iptablesRestoreLatency.labelValues(operation).observe(Metrics.secondsSince(start));
         if (!r.ok()) {
             metrics.iptablesRestoreFailures.labelValues(operation).inc();
-            LOG.log(System.Logger.Level.DEBUG, "refused restore input:\n{0}", input);
             throw new BackendException(r.errorSummary(), input);
         }
     }

@@ -131,6 +131,8 @@ public final class BatchQueue implements AutoCloseable {
      * Felix refreshes its iptables every 90 s.
      */
     public static final int FULL_RECONCILE_EVERY = 30;
+    /** How much of a refused restore file or script the log shows. */
+    static final int MAX_LOGGED_INPUT = 8192;
 
     /**
      * Repairs drift every {@code period}, on the flush thread, so never during a batch: what is due is
@@ -317,17 +319,33 @@ public final class BatchQueue implements AutoCloseable {
     private UnitFailure refuse(Batch.Unit unit, BackendException e) {
         Instant now = clock.instant();
         UnitFailure failure;
+        boolean changed;
         synchronized (lock) {
             pending.addOlder(unit.batch().delta());
             UnitFailure before = failures.get(unit.key());
             int attempts = before == null ? 1 : before.attempts() + 1;
             failure = new UnitFailure(unit.key(), e.getMessage(), attempts, now.plus(retry.delayAfter(attempts)));
             failures.put(unit.key(), failure);
+            changed = before == null || !before.error().equals(failure.error());
         }
         metrics.applyFailures.labelValues(unit.key().kind()).inc();
         LOG.log(System.Logger.Level.ERROR, "{0}: {1} refused: {2} (attempt {3}, next try at {4})",
                 backend.name(), unit.key(), e.getMessage(), failure.attempts(), failure.retryAt());
+        if (changed) {
+            logRefusedInput(unit.key(), e);
+        }
         return failure;
+    }
+
+    /** The refused input a failure carries, at most {@link #MAX_LOGGED_INPUT} characters: once per failure, not per retry. */
+    private void logRefusedInput(Batch.UnitKey unit, BackendException e) {
+        String input = e.input();
+        if (input == null || input.isEmpty()) {
+            return;
+        }
+        String shown = input.length() <= MAX_LOGGED_INPUT ? input
+                : input.substring(0, MAX_LOGGED_INPUT) + "\n... (" + (input.length() - MAX_LOGGED_INPUT) + " more characters)";
+        LOG.log(System.Logger.Level.WARNING, "{0}: the input refused for {1} ({2}):\n{3}", backend.name(), unit, e.getMessage(), shown);
     }
 
     /** Whether a part may be applied now: it is not waiting out a retry delay. Call holding the lock. */

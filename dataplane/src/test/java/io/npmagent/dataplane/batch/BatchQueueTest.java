@@ -205,6 +205,51 @@ class BatchQueueTest {
         assertThat(q.idle()).isTrue();
     }
 
+    /** What the kernel was given and refused is in the log at WARN, bounded, once per failure: not at every retry. */
+    @Test
+    void theRefusedInputIsLoggedOncePerFailureAndBounded() {
+        java.util.List<java.util.logging.LogRecord> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                if (r.getLevel() == java.util.logging.Level.WARNING && r.getMessage().contains("the input refused")) {
+                    logged.add(r);
+                }
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(BatchQueue.class.getName());
+        log.addHandler(handler);
+        try {
+            PolicyKey bad = new PolicyKey("x", "big");
+            String input = "-A NPM-X " + "y".repeat(BatchQueue.MAX_LOGGED_INPUT * 2);
+            Backend refusing = new InterceptingBackend(backend, b -> {
+                if (b.delta().policies().containsKey(bad)) {
+                    throw new io.npmagent.dataplane.backend.BackendException("iptables-restore: line 1 failed", input);
+                }
+            });
+            BatchQueue q = new BatchQueue(refusing, QueueConfig.FOREGROUND, RETRY, clock, scheduler, metrics);
+            event(q, new ClusterEvent.PolicyUpserted(policy("x", "big").select(match("app", "web")).build()));
+            q.flushNow();
+            clock.advance(Duration.ofSeconds(2));
+            q.flushNow();
+            assertThat(q.failures()).singleElement().satisfies(f -> assertThat(f.attempts()).isEqualTo(2));
+            assertThat(logged).as("one failure, two attempts: logged once").singleElement().satisfies(r -> {
+                String text = java.text.MessageFormat.format(r.getMessage(), r.getParameters());
+                assertThat(text).contains("NetworkPolicy x/big", "iptables-restore: line 1 failed", "-A NPM-X yyy",
+                        "(" + (input.length() - BatchQueue.MAX_LOGGED_INPUT) + " more characters)");
+                assertThat(text.length()).isLessThan(BatchQueue.MAX_LOGGED_INPUT + 300);
+            });
+        } finally {
+            log.removeHandler(handler);
+        }
+    }
+
     @Test
     void aNewerVersionOfARefusedPolicyReplacesItOnTheRetry() {
         PolicyKey p = new PolicyKey("x", "p");

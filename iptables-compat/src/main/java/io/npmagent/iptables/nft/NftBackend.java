@@ -374,7 +374,6 @@ public final class NftBackend implements Backend {
         metrics.nftRestoreLatency.labelValues(operation).observe(Metrics.secondsSince(start));
         if (!r.ok()) {
             metrics.nftRestoreFailures.labelValues(operation).inc();
-            LOG.log(System.Logger.Level.DEBUG, "refused nft script:\n{0}", script);
             throw new BackendException(r.errorSummary(), script);
         }
     }

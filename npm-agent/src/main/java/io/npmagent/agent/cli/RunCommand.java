@@ -140,6 +140,7 @@ final class RunCommand implements Callable<Integer> {
         KubeLoop loop = new KubeLoop(source, agent, stateDir);
         try (ProblemEvents events = new ProblemEvents(client, node)) {
             loop.afterEachStep(() -> events.report(agent.objectErrors()));
+            loop.afterEachStep(() -> events.reportRefusals(agent.refusedObjects()));
             loop.afterEachStep(new PredecessorCleanup(agent.backendName(), placement(config), agent::converged));
             return runUntilStopped(loop, agent, () -> serve(config, agent, loop::latest, source::counts));
         }

@@ -2,6 +2,7 @@ package io.npmagent.agent.run;
 
 import io.npmagent.agent.backend.Backends;
 import io.npmagent.dataplane.backend.Backend;
+import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.batch.BatchQueue;
 import io.npmagent.dataplane.batch.FlushScheduler;
 import io.npmagent.dataplane.batch.QueueConfig;
@@ -152,6 +153,23 @@ public final class Agent implements AutoCloseable {
     /** Objects with invalid parts, as the compiler found them; for the model thread only. */
     public Map<ObjectRef, List<ValidationError>> objectErrors() {
         return compiler.errors();
+    }
+
+    /**
+     * The objects whose part of the desired state the backend refuses (the kernel's words, as the queue
+     * last heard them): a policy or a pod. Shared parts (peer sets, the address table) belong to no one
+     * object; they are in {@link #failures}.
+     */
+    public Map<ObjectRef, String> refusedObjects() {
+        Map<ObjectRef, String> out = new java.util.HashMap<>();
+        for (UnitFailure f : queue.failures()) {
+            if (f.unit() instanceof Batch.UnitKey.Policy p) {
+                out.put(ObjectRef.of(p.policy()), f.error());
+            } else if (f.unit() instanceof Batch.UnitKey.Pod p) {
+                out.put(ObjectRef.of(p.pod()), f.error());
+            }
+        }
+        return out;
     }
 
     /** Writes the metrics, as OpenMetrics text or Prometheus text; safe from any thread. */

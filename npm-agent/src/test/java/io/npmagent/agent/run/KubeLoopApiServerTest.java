@@ -91,7 +91,12 @@ class KubeLoopApiServerTest {
     }
 
     private void startAgent() throws Exception {
-        backend = new FakeBackend();
+        startAgent(unit -> false);
+    }
+
+    /** With a backend that refuses the parts {@code reject} names, as a kernel would. */
+    private void startAgent(java.util.function.Predicate<io.npmagent.dataplane.backend.Batch.UnitKey> reject) throws Exception {
+        backend = new FakeBackend().rejectWhen(reject);
         PrometheusRegistry registry = new PrometheusRegistry();
         agent = new Agent(new Backends.Chosen(backend, "fake"), NODE, new QueueConfig(true, 100, Duration.ofMillis(50)), registry,
                 new Metrics(registry), Duration.ofMinutes(10));
@@ -213,6 +218,42 @@ class KubeLoopApiServerTest {
 
     private static <T> T convert(HasMetadata object, Class<T> type) {
         return CLIENT_JSON.deserialize(Serialization.asJson(object), type);
+    }
+
+    /**
+     * A policy the kernel refuses: the rest lands, and the policy's owner hears it on the object, as a
+     * Warning Event naming the node and the kernel's words (once, though it is retried).
+     */
+    @Test
+    void aPolicyTheKernelRefusesGetsAnApplyFailedEventAndTheRestLands() throws Exception {
+        create(namespace("x", "team", "a"));
+        create(pod("x", "db", NODE, "10.0.0.1", "app", "db"), pod("x", "web", "node-b", "10.0.0.2", "app", "web"));
+        create(policy("x", "good", "app", "db", "app", "web", null, 443), policy("x", "bad", "app", "db", "app", "web", null, 80));
+        startAgent(unit -> unit.equals(new io.npmagent.dataplane.backend.Batch.UnitKey.Policy(new io.npmagent.dataplane.model.PolicyKey("x", "bad"))));
+        try (io.npmagent.agent.source.k8s.ProblemEvents events = new io.npmagent.agent.source.k8s.ProblemEvents(cluster.agentClient(), NODE)) {
+            Instant deadline = Instant.now().plusSeconds(30);
+            java.util.List<io.fabric8.kubernetes.api.model.Event> applyFailed = java.util.List.of();
+            while (Instant.now().isBefore(deadline) && applyFailed.isEmpty()) {
+                events.reportRefusals(agent.refusedObjects());
+                applyFailed = kube.v1().events().inNamespace("x").list().getItems().stream()
+                        .filter(e -> "ApplyFailed".equals(e.getReason())).toList();
+                Thread.sleep(100);
+            }
+            assertThat(applyFailed).singleElement().satisfies(e -> {
+                assertThat(e.getType()).isEqualTo("Warning");
+                assertThat(e.getInvolvedObject().getKind()).isEqualTo("NetworkPolicy");
+                assertThat(e.getInvolvedObject().getName()).isEqualTo("bad");
+                assertThat(e.getMessage()).contains("node " + NODE, "fake kernel: refused NetworkPolicy x/bad");
+                assertThat(e.getSource().getHost()).isEqualTo(NODE);
+            });
+            for (int i = 0; i < 5; i++) {
+                events.reportRefusals(agent.refusedObjects());
+            }
+        }
+        assertThat(backend.state().policies()).containsKey(new io.npmagent.dataplane.model.PolicyKey("x", "good"))
+                .doesNotContainKey(new io.npmagent.dataplane.model.PolicyKey("x", "bad"));
+        assertThat(kube.v1().events().inNamespace("x").list().getItems().stream().filter(e -> "ApplyFailed".equals(e.getReason())))
+                .as("one event for one failure, however often it is retried").hasSize(1);
     }
 
     private void awaitConverged() throws Exception {

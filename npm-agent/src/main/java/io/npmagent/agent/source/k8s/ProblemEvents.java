@@ -21,9 +21,11 @@ import java.util.stream.Collectors;
 /**
  * Tells the object's owner, as a Kubernetes Warning Event on the object, what part of it this node's
  * agent cannot enforce (and so enforces closed): a NetworkPolicy with an invalid field, a pod with an
- * invalid bandwidth annotation. One event per object and distinct message, posted when the problem first
- * appears or changes; posting happens on a thread of its own, so a slow API server never holds up the
- * model thread, and a failed post is logged, not retried (the status and /debug/state still list it).
+ * invalid bandwidth annotation ({@code Invalid<Kind>}), or an object whose rules the kernel refused
+ * ({@code ApplyFailed}, with the kernel's words; retried with backoff meanwhile). One event per object,
+ * reason and distinct message, posted when the problem first appears or changes; posting happens on a
+ * thread of its own, so a slow API server never holds up the model thread, and a failed post is logged,
+ * not retried (the status and /debug/state still list it).
  */
 public final class ProblemEvents implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ProblemEvents.class.getName());
@@ -34,6 +36,7 @@ public final class ProblemEvents implements AutoCloseable {
     private final CoreV1Api api;
     private final String node;
     private final Map<ObjectRef, String> posted = new HashMap<>();
+    private final Map<ObjectRef, String> postedRefusals = new HashMap<>();
     private final ExecutorService poster = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "npm-agent-events");
         t.setDaemon(true);
@@ -55,14 +58,27 @@ public final class ProblemEvents implements AutoCloseable {
             String message = list.stream().map(e -> e.field() + ": " + e.reason()).collect(Collectors.joining("; "));
             if (!message.equals(posted.get(ref))) {
                 posted.put(ref, message);
-                CoreV1Event event = event(ref, message);
+                CoreV1Event event = event(ref, "Invalid" + ref.kind(), "not enforced as written on node " + node + " (fails closed): " + message);
                 poster.execute(() -> post(event));
             }
         });
     }
 
-    CoreV1Event event(ObjectRef ref, String message) {
-        String text = "not enforced as written on node " + node + " (fails closed): " + message;
+    /** Posts an ApplyFailed event for every object the kernel newly refuses, or refuses in other words; model thread only. */
+    public void reportRefusals(Map<ObjectRef, String> refused) {
+        postedRefusals.keySet().removeIf(ref -> !refused.containsKey(ref));
+        refused.forEach((ref, message) -> {
+            if (!message.equals(postedRefusals.get(ref))) {
+                postedRefusals.put(ref, message);
+                CoreV1Event event = event(ref, "ApplyFailed", "the kernel on node " + node
+                        + " refused this object's rules (the rest stays enforced; it is retried with backoff, and until it lands"
+                        + " the pods it selects stay isolated without its allows): " + message);
+                poster.execute(() -> post(event));
+            }
+        });
+    }
+
+    CoreV1Event event(ObjectRef ref, String reason, String text) {
         if (text.length() > MAX_MESSAGE) {
             text = text.substring(0, MAX_MESSAGE - 3) + "...";
         }
@@ -76,7 +92,7 @@ public final class ProblemEvents implements AutoCloseable {
                 .involvedObject(new V1ObjectReference().kind(ref.kind()).namespace(ref.namespace()).name(ref.name())
                         .apiVersion(ref.kind().equals("NetworkPolicy") ? "networking.k8s.io/v1" : "v1"))
                 .type("Warning")
-                .reason("Invalid" + ref.kind())
+                .reason(reason)
                 .message(text)
                 .source(new V1EventSource().component(COMPONENT).host(node))
                 .reportingComponent(COMPONENT)
