@@ -26,6 +26,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 
 /**
  * The desired state as eBPF map contents: the one place that decides what each map holds.
@@ -394,19 +395,11 @@ public final class BpfModel {
                 pod.bandwidth()));
         Map<PolicyEntry, Integer> now = new HashMap<>();
         Set<PolicyEntry> ofRule = new HashSet<>();
-        for (Direction d : Direction.values()) {
-            for (PolicyKey pk : pod.policies(d)) {
-                CompiledPolicy policy = policies.get(pk);
-                if (policy == null || !policy.isolates(d)) {
-                    continue; // not held: the pod stays isolated without its allows (fail closed)
-                }
-                for (CompiledRule rule : policy.rules(d)) {
-                    ofRule.clear();
-                    render(rule, d, endpoint, pod, atoms, classesOf, identityOfClass, podClassesInAtom, ofRule);
-                    ofRule.forEach(e -> now.merge(e, 1, Integer::sum));
-                }
-            }
-        }
+        forEachHeldRule(pod, (d, rule) -> {
+            ofRule.clear();
+            render(rule, d, endpoint, pod, atoms, classesOf, identityOfClass, podClassesInAtom, ofRule);
+            ofRule.forEach(e -> now.merge(e, 1, Integer::sum));
+        });
         entriesByPod.put(key, now);
         entries.addAll(now.keySet());
         touched.addAll(now.keySet());
@@ -421,24 +414,42 @@ public final class BpfModel {
     private void countClass(Set<PodKey> pods, IdentityId id, int cls, Cidr atom, int delta) {
         Set<PolicyEntry> ofRule = new HashSet<>();
         for (PodKey key : pods) {
-            LocalPod pod = this.pods.get(key);
-            Integer endpoint = endpointIds.get(key);
-            Map<PolicyEntry, Integer> counts = entriesByPod.get(key);
-            if (dirtyPods.contains(key) || pod == null || endpoint == null || counts == null) {
-                dirtyPods.add(key);
+            if (!countable(key)) {
                 continue;
             }
-            for (Direction d : Direction.values()) {
-                for (PolicyKey pk : pod.policies(d)) {
-                    CompiledPolicy policy = policies.get(pk);
-                    if (policy == null || !policy.isolates(d)) {
-                        continue;
-                    }
-                    for (CompiledRule rule : policy.rules(d)) {
-                        ofRule.clear();
-                        classEntries(rule, d, endpoint, pod, id, cls, atom, ofRule);
-                        count(counts, ofRule, delta);
-                    }
+            LocalPod pod = this.pods.get(key);
+            int endpoint = endpointIds.get(key);
+            Map<PolicyEntry, Integer> counts = entriesByPod.get(key);
+            forEachHeldRule(pod, (d, rule) -> {
+                ofRule.clear();
+                classEntries(rule, d, endpoint, pod, id, cls, atom, ofRule);
+                count(counts, ofRule, delta);
+            });
+        }
+    }
+
+    /**
+     * Whether a pod's entries can be counted in place: it was rendered and is not to be redone whole at
+     * the next render anyway. One that cannot is marked to be redone whole.
+     */
+    private boolean countable(PodKey key) {
+        if (dirtyPods.contains(key) || !pods.containsKey(key) || !endpointIds.containsKey(key) || !entriesByPod.containsKey(key)) {
+            dirtyPods.add(key);
+            return false;
+        }
+        return true;
+    }
+
+    /** Each rule of each policy the pod holds in a direction that policy isolates: what its entries come from. */
+    private void forEachHeldRule(LocalPod pod, BiConsumer<Direction, CompiledRule> action) {
+        for (Direction d : Direction.values()) {
+            for (PolicyKey pk : pod.policies(d)) {
+                CompiledPolicy policy = policies.get(pk);
+                if (policy == null || !policy.isolates(d)) {
+                    continue; // not held: the pod stays isolated without its allows (fail closed)
+                }
+                for (CompiledRule rule : policy.rules(d)) {
+                    action.accept(d, rule);
                 }
             }
         }
@@ -522,27 +533,18 @@ public final class BpfModel {
         podsUsing(set, users);
         List<Admission> out = new ArrayList<>();
         for (PodKey key : users) {
-            LocalPod pod = pods.get(key);
-            Integer endpoint = endpointIds.get(key);
-            if (dirtyPods.contains(key) || pod == null || endpoint == null || !entriesByPod.containsKey(key)) {
-                dirtyPods.add(key);
+            if (!countable(key)) {
                 continue;
             }
-            for (Direction d : Direction.values()) {
-                for (PolicyKey pk : pod.policies(d)) {
-                    CompiledPolicy policy = policies.get(pk);
-                    if (policy == null || !policy.isolates(d)) {
-                        continue;
-                    }
-                    for (CompiledRule rule : policy.rules(d)) {
-                        if (rule.peers().contains(set)) {
-                            for (int cls : classes) {
-                                out.add(new Admission(key, endpoint, pod, d, rule, id, cls, admits(rule, id, atomOfClass.get(cls))));
-                            }
-                        }
+            LocalPod pod = pods.get(key);
+            int endpoint = endpointIds.get(key);
+            forEachHeldRule(pod, (d, rule) -> {
+                if (rule.peers().contains(set)) {
+                    for (int cls : classes) {
+                        out.add(new Admission(key, endpoint, pod, d, rule, id, cls, admits(rule, id, atomOfClass.get(cls))));
                     }
                 }
-            }
+            });
         }
         return out;
     }

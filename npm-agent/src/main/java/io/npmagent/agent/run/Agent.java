@@ -27,6 +27,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -161,7 +162,7 @@ public final class Agent implements AutoCloseable {
      * object; they are in {@link #failures}.
      */
     public Map<ObjectRef, String> refusedObjects() {
-        Map<ObjectRef, String> out = new java.util.HashMap<>();
+        Map<ObjectRef, String> out = new HashMap<>();
         for (UnitFailure f : queue.failures()) {
             if (f.unit() instanceof Batch.UnitKey.Policy p) {
                 out.put(ObjectRef.of(p.policy()), f.error());

@@ -56,26 +56,25 @@ public final class ProblemEvents implements AutoCloseable {
                 return;
             }
             String message = list.stream().map(e -> e.field() + ": " + e.reason()).collect(Collectors.joining("; "));
-            if (!message.equals(posted.get(ref))) {
-                posted.put(ref, message);
-                CoreV1Event event = event(ref, "Invalid" + ref.kind(), "not enforced as written on node " + node + " (fails closed): " + message);
-                poster.execute(() -> post(event));
-            }
+            postOnce(posted, ref, message, "Invalid" + ref.kind(), "not enforced as written on node " + node + " (fails closed): " + message);
         });
     }
 
     /** Posts an ApplyFailed event for every object the kernel newly refuses, or refuses in other words; model thread only. */
     public void reportRefusals(Map<ObjectRef, String> refused) {
         postedRefusals.keySet().removeIf(ref -> !refused.containsKey(ref));
-        refused.forEach((ref, message) -> {
-            if (!message.equals(postedRefusals.get(ref))) {
-                postedRefusals.put(ref, message);
-                CoreV1Event event = event(ref, "ApplyFailed", "the kernel on node " + node
-                        + " refused this object's rules (the rest stays enforced; it is retried with backoff, and until it lands"
-                        + " the pods it selects stay isolated without its allows): " + message);
-                poster.execute(() -> post(event));
-            }
-        });
+        refused.forEach((ref, message) -> postOnce(postedRefusals, ref, message, "ApplyFailed", "the kernel on node " + node
+                + " refused this object's rules (the rest stays enforced; it is retried with backoff, and until it lands"
+                + " the pods it selects stay isolated without its allows): " + message));
+    }
+
+    /** Posts the event unless {@code posted} says this object's last one had the same message. */
+    private void postOnce(Map<ObjectRef, String> posted, ObjectRef ref, String message, String reason, String text) {
+        if (!message.equals(posted.get(ref))) {
+            posted.put(ref, message);
+            CoreV1Event event = event(ref, reason, text);
+            poster.execute(() -> post(event));
+        }
     }
 
     CoreV1Event event(ObjectRef ref, String reason, String text) {
