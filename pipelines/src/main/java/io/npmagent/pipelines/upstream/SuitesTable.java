@@ -13,6 +13,13 @@ final class SuitesTable {
             sb.append(String.format("%-9s %-16s %7d %7d %8d %7d s%n", r.suite(), r.backend(), r.passed(), r.failed(), r.skipped(), r.seconds()));
         }
         for (SuiteRun r : runs) {
+            if (r.kernel() != null) {
+                sb.append(String.format("KERNEL  %s [%s] %d probe results held against the node's conntrack: %d agree, %d disagree%n",
+                        r.suite(), r.backend(), r.kernel().checked(), r.kernel().agree(), r.kernel().disagree()));
+                r.kernel().disagreements().forEach(d -> sb.append("        ").append(d).append('\n'));
+            }
+        }
+        for (SuiteRun r : runs) {
             for (SuiteRun.Outcome f : r.failures()) {
                 sb.append(String.format("FAILED  %s [%s] %s%n        %s%n", r.suite(), r.backend(), f.name(), oneLine(f.reason())));
             }

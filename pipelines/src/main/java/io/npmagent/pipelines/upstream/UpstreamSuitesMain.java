@@ -77,13 +77,27 @@ public final class UpstreamSuitesMain implements Callable<Integer> {
                     (name, text) -> text.strip());
             case "cyclonus" -> {
                 CyclonusLog cyclonusLog = CyclonusLog.read(log);
+                KernelCheck kernel = kernelCheck(log, dir.resolve(suite + "-" + backend + ".conntrack"));
                 SuiteRun run = JUnitReport.read(junit, suite, backend, took, name -> true, (name, text) -> text,
-                        (name, text) -> cyclonusLog.reason(name));
+                        (name, text) -> withWrongProbes(cyclonusLog.reason(name), kernel.wrong(name)));
                 yield run.withSkips(CyclonusLog.excluded(dir.resolve(suite + "-" + backend + ".excluded"), CYCLONUS_SKIP_REASON))
-                        .withRetried(cyclonusLog.retried());
+                        .withRetried(cyclonusLog.retried().stream()
+                                .map(r -> new SuiteRun.Outcome(r.name(), withWrongProbes(r.reason(), kernel.wrong(r.name())))).toList())
+                        .withKernel(kernel.summary());
             }
             default -> throw new IllegalArgumentException("unknown suite " + suite + " (e2e, cyclonus)");
         };
+    }
+
+    /** The log's probe rounds against CAPTURE, the node's conntrack replies during the run (absent: no kernel evidence). */
+    static KernelCheck kernelCheck(Path log, Path capture) throws IOException {
+        List<String> lines = Files.exists(log) ? Files.readAllLines(log, StandardCharsets.UTF_8) : List.of();
+        ConntrackReplies replies = Files.exists(capture) ? ConntrackReplies.parse(Files.readAllLines(capture, StandardCharsets.UTF_8)) : null;
+        return KernelCheck.of(CyclonusRounds.parse(lines), replies);
+    }
+
+    private static String withWrongProbes(String reason, List<String> wrong) {
+        return wrong.isEmpty() ? reason : reason + "; wrong probes: " + String.join("; ", wrong);
     }
 
     /** A spec the script's skip pattern excluded, or one that skipped itself (its message says why); not the unselected. */
