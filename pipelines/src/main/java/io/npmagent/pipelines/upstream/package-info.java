@@ -5,6 +5,9 @@
  *
  * <p>{@link io.npmagent.pipelines.upstream.UpstreamSuitesMain} reads the options, {@code JUnitReport}
  * counts one report (which specs are ours, which failed and why), {@code CyclonusLog} finds a cyclonus
- * failure's reason in its log, {@code SuitesTable} prints.
+ * failure's reason in its log, {@code CyclonusRounds} reads every probe round's tables and times from it,
+ * {@code ConntrackReplies} the replies the node's conntrack saw meanwhile, {@code KernelCheck} holds the one
+ * against the other (a wrong probe the network never answered is the harness, not the dataplane),
+ * {@code SuitesTable} prints.
  */
 package io.npmagent.pipelines.upstream;
