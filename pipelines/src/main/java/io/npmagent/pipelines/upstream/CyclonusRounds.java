@@ -41,7 +41,8 @@ final class CyclonusRounds {
     private static final String CASE = "evaluating test case: ";
     private static final Pattern STEP = Pattern.compile("^step (\\d+) on .*:$");
     private static final Pattern TRY = Pattern.compile("^kube results, try (\\d+):$");
-    private static final Pattern ADDRESS = Pattern.compile("^pod: (\\S+)$");
+    /** An address in the IPS column (IPv4 or IPv6: it has a dot or a colon), not some other table's "pod: a". */
+    private static final Pattern ADDRESS = Pattern.compile("^pod: ([0-9a-fA-F]*[.:][0-9a-fA-F.:]*)$");
 
     private final List<Round> rounds;
     private final Map<String, String> addresses;

@@ -47,6 +47,8 @@ class KernelCheckTest {
             "+-----------+-----------+-----+------------+------------------------+-------------------+",
             "| z         | ns: z     | b   | pod: b     | pod: 10.244.0.9        | cont-80-tcp, port |",
             "+-----------+-----------+-----+------------+------------------------+-------------------+",
+            "a row of another table, shaped alike, with no address in that column:",
+            "| y         | ns: y     | c   | pod: c     | pod: a                 | cont-80-tcp, port |",
             "starting test case #1",
             "time=\"2026-12-02T05:41:40Z\" level=info msg=\"cluster state reset\"",
             "time=\"2026-12-02T05:41:43Z\" level=info msg=\"step 1: waiting 5 seconds for perturbation to take effect\"",
