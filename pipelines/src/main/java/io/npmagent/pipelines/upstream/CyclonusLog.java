@@ -17,12 +17,12 @@ import java.util.regex.Pattern;
  * ("Discrepancy found:3 wrong, 0 ignored, 78 correct"), followed by the tables of which ones.
  */
 final class CyclonusLog {
-    private static final String CASE = "evaluating test case: ";
-    private static final Pattern STEP = Pattern.compile("^step (\\d+) on (.*):$");
+    static final String CASE = "evaluating test case: ";
+    static final Pattern STEP = Pattern.compile("^step (\\d+) on (.*):$");
     private static final Pattern COUNTS = Pattern.compile("(\\d+) wrong, (\\d+) ignored, (\\d+) correct");
     private static final Pattern LISTED = Pattern.compile("^test #\\d+: (.*)$");
     /** With --noisy, every try's table: "kube results, try 0:", then "try 1:" when the first was wrong somewhere. */
-    private static final Pattern TRY = Pattern.compile("^kube results, try (\\d+):$");
+    static final Pattern TRY = Pattern.compile("^kube results, try (\\d+):$");
     private static final Pattern FAILED_TO_EXECUTE = Pattern.compile("^test case failed to execute for (.*)");
 
     private final Path file;
@@ -33,10 +33,6 @@ final class CyclonusLog {
         this.file = file;
         this.stepsByCase = stepsByCase;
         this.retriesByCase = retriesByCase;
-    }
-
-    static CyclonusLog read(Path file) throws IOException {
-        return parse(file, Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of());
     }
 
     static CyclonusLog parse(Path file, List<String> lines) {

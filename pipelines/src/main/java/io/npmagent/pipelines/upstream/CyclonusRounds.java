@@ -38,9 +38,6 @@ final class CyclonusRounds {
     private static final Pattern STARTING = Pattern.compile("^starting test case #\\d+");
     private static final Pattern WAITING = Pattern.compile("^step \\d+: waiting");
     private static final Pattern PROBING = Pattern.compile("^running kube probe on try (\\d+)");
-    private static final String CASE = "evaluating test case: ";
-    private static final Pattern STEP = Pattern.compile("^step (\\d+) on .*:$");
-    private static final Pattern TRY = Pattern.compile("^kube results, try (\\d+):$");
     /** An address in the IPS column (IPv4 or IPv6: it has a dot or a colon), not some other table's "pod: a". */
     private static final Pattern ADDRESS = Pattern.compile("^pod: ([0-9a-fA-F]*[.:][0-9a-fA-F.:]*)$");
 
@@ -63,9 +60,10 @@ final class CyclonusRounds {
 
     static CyclonusRounds parse(List<String> lines) {
         Map<String, String> addresses = new LinkedHashMap<>();
-        // A try's end is the next timed line, which may come after its tables: windows are filled in as the log goes.
-        List<Round> printed = new ArrayList<>();
-        List<Instant[]> windows = new ArrayList<>();
+        // A try's end is the next timed line, which may come after its tables: each printed round keeps its
+        // window, filled in as the log goes, and becomes a Round at the end.
+        record Printed(Round round, Instant[] window) {}
+        List<Printed> printed = new ArrayList<>();
         // Run order of the current case: per step, each try's [start, end].
         List<List<Instant[]>> timedSteps = new ArrayList<>();
         Instant[] open = null;
@@ -95,23 +93,22 @@ final class CyclonusRounds {
             if (STARTING.matcher(line).find()) {
                 timedSteps = new ArrayList<>();
                 caseName = null;
-            } else if (line.startsWith(CASE)) {
-                caseName = line.substring(CASE.length()).strip();
-            } else if (caseName != null && STEP.matcher(line).matches()) {
-                Matcher m = STEP.matcher(line);
+            } else if (line.startsWith(CyclonusLog.CASE)) {
+                caseName = line.substring(CyclonusLog.CASE.length()).strip();
+            } else if (caseName != null && CyclonusLog.STEP.matcher(line).matches()) {
+                Matcher m = CyclonusLog.STEP.matcher(line);
                 m.matches();
                 step = Integer.parseInt(m.group(1));
                 expected = Map.of();
             } else if (caseName != null && line.equals("Expected combined:")) {
                 expected = readTable(lines, i + 1);
-            } else if (caseName != null && TRY.matcher(line).matches()) {
-                Matcher m = TRY.matcher(line);
+            } else if (caseName != null && CyclonusLog.TRY.matcher(line).matches()) {
+                Matcher m = CyclonusLog.TRY.matcher(line);
                 m.matches();
                 int attempt = Integer.parseInt(m.group(1));
                 Instant[] window = step >= 1 && step <= timedSteps.size() && attempt < timedSteps.get(step - 1).size()
                         ? timedSteps.get(step - 1).get(attempt) : new Instant[] {null, null};
-                printed.add(new Round(caseName, step, attempt, null, null, readTable(lines, i + 1), expected));
-                windows.add(window);
+                printed.add(new Printed(new Round(caseName, step, attempt, null, null, readTable(lines, i + 1), expected), window));
             } else if (line.startsWith("|")) {
                 // The resources table: | NAMESPACE | NS LABELS | POD | POD LABELS | IPS | CONTAINERS/PORTS |,
                 // the namespace only on its first row.
@@ -127,11 +124,8 @@ final class CyclonusRounds {
                 }
             }
         }
-        List<Round> rounds = new ArrayList<>();
-        for (int r = 0; r < printed.size(); r++) {
-            Round p = printed.get(r);
-            rounds.add(new Round(p.caseName(), p.step(), p.attempt(), windows.get(r)[0], windows.get(r)[1], p.got(), p.expected()));
-        }
+        List<Round> rounds = printed.stream().map(p -> new Round(p.round().caseName(), p.round().step(), p.round().attempt(),
+                p.window()[0], p.window()[1], p.round().got(), p.round().expected())).toList();
         return new CyclonusRounds(rounds, addresses);
     }
 

@@ -76,8 +76,9 @@ public final class UpstreamSuitesMain implements Callable<Integer> {
             case "e2e" -> JUnitReport.read(junit, suite, backend, took, name -> E2E_OURS.matcher(name).find(), UpstreamSuitesMain::e2eSkip,
                     (name, text) -> text.strip());
             case "cyclonus" -> {
-                CyclonusLog cyclonusLog = CyclonusLog.read(log);
-                KernelCheck kernel = kernelCheck(log, dir.resolve(suite + "-" + backend + ".conntrack"));
+                List<String> lines = Files.exists(log) ? Files.readAllLines(log, StandardCharsets.UTF_8) : List.of();
+                CyclonusLog cyclonusLog = CyclonusLog.parse(log, lines);
+                KernelCheck kernel = kernelCheck(lines, dir.resolve(suite + "-" + backend + ".conntrack"));
                 SuiteRun run = JUnitReport.read(junit, suite, backend, took, name -> true, (name, text) -> text,
                         (name, text) -> withWrongProbes(cyclonusLog.reason(name), kernel.wrong(name)));
                 yield run.withSkips(CyclonusLog.excluded(dir.resolve(suite + "-" + backend + ".excluded"), CYCLONUS_SKIP_REASON))
@@ -90,8 +91,7 @@ public final class UpstreamSuitesMain implements Callable<Integer> {
     }
 
     /** The log's probe rounds against CAPTURE, the node's conntrack replies during the run (absent: no kernel evidence). */
-    static KernelCheck kernelCheck(Path log, Path capture) throws IOException {
-        List<String> lines = Files.exists(log) ? Files.readAllLines(log, StandardCharsets.UTF_8) : List.of();
+    static KernelCheck kernelCheck(List<String> lines, Path capture) throws IOException {
         ConntrackReplies replies = Files.exists(capture) ? ConntrackReplies.parse(Files.readAllLines(capture, StandardCharsets.UTF_8)) : null;
         return KernelCheck.of(CyclonusRounds.parse(lines), replies);
     }
