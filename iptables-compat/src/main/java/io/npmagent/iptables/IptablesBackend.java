@@ -1,9 +1,7 @@
 package io.npmagent.iptables;
 
-import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.backend.BackendException;
 import io.npmagent.dataplane.backend.BackendStatus;
-import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.Direction;
 import io.npmagent.iptables.chain.ChainTable;
@@ -31,24 +29,20 @@ import java.util.TreeSet;
  * {@code iptables-restore --noflush} per family per batch (plus an {@code ipset restore} of destroys
  * when sets go).
  *
- * <p><b>A batch's fate</b> ({@link #apply}): the model takes the batch and says what may have changed;
- * {@link #sync} compares exactly that with what the kernel holds and writes the difference in order
- * (sets and members, then the chains of both families, then destroys). If a step is refused, the
- * model is given the inverse batch and the same comparison runs again, which writes back whatever of
- * the batch had reached the kernel; the batch then counts as refused. If even that fails, the next
- * call reads the kernel back and compares everything.
+ * <p><b>A batch's fate</b> is decided in {@link NetfilterBackend}; here, {@link #write} writes the
+ * difference in order: sets and members, then the chains of both families, then destroys. Each step
+ * is believed once it lands, so a refused step leaves the belief true (a refused {@code ipset restore},
+ * which applies line by line, is read back). Its inputs cannot be refused for a stale belief (members
+ * carry {@code -exist}, a chain is declared before it is written or deleted), so a refusal never reads
+ * the kernel back to look for drift: {@link #reconcile} and {@link #quickReconcile} repair that.
  *
  * <p><b>Restart.</b> The first call reads back the agent's own chains and sets (whatever run made them)
- * and writes only the difference to the first batch, which holds the whole desired state: nothing is
- * flushed first, so no pod is open for an instant. {@link #reconcile} does the same later, to repair
- * drift; {@link #uninstall} removes it all.
+ * and writes only the difference; {@link #uninstall} removes it all.
  *
  * <p><b>Processes.</b> All through {@link CommandRunner}; restores wait for the xtables lock
  * ({@code -w}), never break it, and are killed after a timeout.
  */
-public final class IptablesBackend implements Backend {
-    private static final System.Logger LOG = System.getLogger(IptablesBackend.class.getName());
-
+public final class IptablesBackend extends NetfilterBackend {
     /**
      * @param markBit  the one packet-mark bit the agent uses (never kube-proxy's 0x4000 or 0x8000)
      * @param lockWait how long a restore waits for the xtables lock
@@ -60,20 +54,15 @@ public final class IptablesBackend implements Backend {
 
     private final IptablesVariant variant;
     private final CommandRunner runner;
-    private final Metrics metrics;
     private final Settings settings;
     private final IptablesRules rules;
-    private final NetfilterModel model = new NetfilterModel();
     private final IpsetTable ipsets = new IpsetTable();
     private final Map<Family, ChainTable> chains = new EnumMap<>(Family.class);
-    private final Names names = new Names();
-    /** False until the kernel has been read back and fully compared (first call, or after a failed repair). */
-    private boolean inSync;
 
     public IptablesBackend(IptablesVariant variant, CommandRunner runner, Metrics metrics, Settings settings) {
+        super(metrics);
         this.variant = variant;
         this.runner = runner;
-        this.metrics = metrics;
         this.settings = settings;
         this.rules = new IptablesRules(settings.markBit());
         for (Family f : Family.values()) {
@@ -86,60 +75,16 @@ public final class IptablesBackend implements Backend {
         return variant.backendName();
     }
 
-    @Override
-    public synchronized void apply(Batch batch) {
-        model.apply(batch.delta());
-        NetfilterModel.Dirty dirty = model.takeDirty();
-        try {
-            if (inSync) {
-                sync(dirty, "apply");
-            } else {
-                fullSync("apply");
-            }
-        } catch (BackendException | Names.NameCollisionException refused) {
-            model.apply(batch.delta().inverse());
-            NetfilterModel.Dirty undo = model.takeDirty();
-            try {
-                if (inSync) {
-                    sync(dirty.plus(undo), "apply");
-                }
-            } catch (BackendException | Names.NameCollisionException e) {
-                inSync = false;
-                LOG.log(System.Logger.Level.WARNING, "{0}: could not put back a refused batch ({1}); the next call compares everything",
-                        name(), e.getMessage());
-            }
-            if (refused instanceof BackendException b) {
-                throw b;
-            }
-            throw new BackendException(refused.getMessage(), "");
-        } finally {
-            updateGauges();
-        }
-    }
-
-    @Override
-    public synchronized int reconcile() {
-        try {
-            return fullSync("reconcile");
-        } finally {
-            updateGauges();
-        }
-    }
-
     /**
      * Lists, per family, the chains that send packets to the agent's rules ({@code iptables -S} of
      * FORWARD, NPM-FORWARD and the two dispatch chains: a flushed table or a CNI's rewrite shows there) and
-     * the names of the sets ({@code ipset list -n}). Anything not as written means a full reconcile. The
-     * pod and policy chains and the sets' members, most of what the agent holds at scale, wait for the next
-     * full one: {@code iptables-save} of 10,000 policies' chains takes seconds on iptables-nft.
+     * the names of the sets ({@code ipset list -n}). The pod and policy chains and the sets' members, most
+     * of what the agent holds at scale, wait for the next full comparison: {@code iptables-save} of 10,000
+     * policies' chains takes seconds on iptables-nft.
      */
     @Override
-    public synchronized int quickReconcile() {
-        try {
-            return inSync && setsAsWritten() && hooksAsWritten() ? 0 : fullSync("reconcile");
-        } finally {
-            updateGauges();
-        }
+    protected boolean entryPointsAsWritten() {
+        return setsAsWritten() && hooksAsWritten();
     }
 
     /** FORWARD, the agent's chain it jumps to, and the dispatch chains that one jumps to: where packets enter. */
@@ -178,7 +123,7 @@ public final class IptablesBackend implements Backend {
     }
 
     @Override
-    public synchronized void uninstall() {
+    protected void removeAll() {
         readBack();
         for (Family f : Family.values()) {
             String input = chains.get(f).uninstallInput();
@@ -192,8 +137,6 @@ public final class IptablesBackend implements Backend {
             ipsetRestore(destroy.toString());
         }
         readBack();
-        inSync = false;
-        updateGauges();
     }
 
     @Override
@@ -202,21 +145,8 @@ public final class IptablesBackend implements Backend {
         return new BackendStatus(name(), model.policyCount(), ruleCount, ipsets.count(), ipsets.entries());
     }
 
-    /** Reads back, compares every object, writes the difference; returns how many objects it changed. */
-    private int fullSync(String operation) {
-        readBack();
-        names.clear(); // claimed again below for every object that exists
-        Set<ChainId> allChains = new HashSet<>(model.chains());
-        int changed = write(new NetfilterModel.Dirty(model.sets(), Map.of(), allChains), true, operation);
-        inSync = true;
-        return changed;
-    }
-
-    private int sync(NetfilterModel.Dirty dirty, String operation) {
-        return write(dirty, false, operation);
-    }
-
-    private int write(NetfilterModel.Dirty dirty, boolean full, String operation) {
+    @Override
+    protected int write(NetfilterModel.Dirty dirty, boolean full, String operation) {
         Set<SetId> touchedSets = new HashSet<>(dirty.sets());
         touchedSets.addAll(dirty.members().keySet());
         for (SetId set : touchedSets) {
@@ -295,7 +225,8 @@ public final class IptablesBackend implements Backend {
         return List.of("dispatch", ((ChainId.Dispatch) id).direction());
     }
 
-    private void readBack() {
+    @Override
+    protected void readBack() {
         reloadSets();
         for (Family f : Family.values()) {
             CommandResult r = runner.run(List.of(variant.save(f), "-t", "filter"), "", settings.timeout());
@@ -332,9 +263,5 @@ public final class IptablesBackend implements Backend {
             metrics.iptablesRestoreFailures.labelValues(operation).inc();
             throw new BackendException(r.errorSummary(), input);
         }
-    }
-
-    private void updateGauges() {
-        metrics.kernelHolds(status());
     }
 }

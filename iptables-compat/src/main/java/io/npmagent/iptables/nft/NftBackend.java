@@ -1,9 +1,8 @@
 package io.npmagent.iptables.nft;
 
-import io.npmagent.dataplane.backend.Backend;
+import io.npmagent.iptables.NetfilterBackend;
 import io.npmagent.dataplane.backend.BackendException;
 import io.npmagent.dataplane.backend.BackendStatus;
-import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.exec.CommandResult;
@@ -59,18 +58,15 @@ import java.util.TreeSet;
  * ends are not isolated local pods misses both maps and falls off the base chains' {@code accept}
  * policy. Only routed traffic is judged (the forward hook), as with the iptables backend.
  *
- * <p><b>A batch's fate</b> ({@link #apply}): the {@link NetfilterModel} takes the batch and says what
- * may have changed; {@link NftTable} compares exactly that with what the kernel holds and writes the
- * difference as one transaction, which the kernel applies whole or not at all. If nft refuses it,
- * nothing changed in the kernel, so only the model is given the inverse batch, and the batch counts
- * as refused with nft's own words. One exception: if the refusal came from a stale belief (someone
- * edited the table by hand since it was last read), the table is read back, and if it did differ, the
- * batch is tried once more as a full comparison against what is really there.
+ * <p><b>A batch's fate</b> is decided in {@link NetfilterBackend}; here, {@link #write} has
+ * {@link NftTable} compare what may have changed with what the kernel holds and writes the difference
+ * as one transaction, which the kernel applies whole or not at all. So after a refusal nothing needs
+ * writing back; but nft refuses a transaction that deletes what is no longer there, so a refusal
+ * first looks whether the table was edited by hand ({@link #kernelDiffersFromBelief}).
  *
  * <p><b>Restart.</b> The first call reads the table back (whatever run made it) and writes only what
- * differs from the first batch, which holds the whole desired state: nothing is flushed first, so no
- * pod is open for an instant, and a table that already matches is not written at all.
- * {@link #reconcile} does the same later, to repair drift; {@link #uninstall} deletes the table.
+ * differs from the first batch: a table that already matches is not written at all.
+ * {@link #uninstall} deletes the table.
  *
  * <p><b>Rules are compared by hash.</b> Each rule carries {@code comment "npm:<hash> ..."}, the hash of
  * its chain, position and text; read-back parses only comments, never nft's respelling of a rule.
@@ -82,25 +78,18 @@ import java.util.TreeSet;
  * table, {@code numIpsets} and {@code numIpsetEntries} its sets and their elements (verdict maps
  * aside).
  */
-public final class NftBackend implements Backend {
-    private static final System.Logger LOG = System.getLogger(NftBackend.class.getName());
+public final class NftBackend extends NetfilterBackend {
     static final int EGRESS_PRIORITY = 1;
     static final int INGRESS_PRIORITY = 2;
-    private static final NetfilterModel.Dirty NO_CHANGES = new NetfilterModel.Dirty(Set.of(), Map.of(), Set.of());
 
     private final CommandRunner runner;
-    private final Metrics metrics;
     private final Duration timeout;
-    private final NetfilterModel model = new NetfilterModel();
-    private final Names names = new Names();
     private NftTable table = new NftTable();
-    /** False until the table has been read back and fully compared (first call, or after a failed repair). */
-    private boolean inSync;
 
     /** @param timeout how long any one nft process may run */
     public NftBackend(CommandRunner runner, Metrics metrics, Duration timeout) {
+        super(metrics);
         this.runner = runner;
-        this.metrics = metrics;
         this.timeout = timeout;
     }
 
@@ -109,85 +98,25 @@ public final class NftBackend implements Backend {
         return "nft";
     }
 
-    @Override
-    public synchronized void apply(Batch batch) {
-        model.apply(batch.delta());
-        NetfilterModel.Dirty dirty = model.takeDirty();
-        try {
-            if (inSync) {
-                write(dirty, false, "apply");
-            } else {
-                fullSync("apply", dirty);
-            }
-        } catch (BackendException | Names.NameCollisionException refused) {
-            if (refused instanceof BackendException b && repairedStaleBelief(b, dirty)) {
-                return;
-            }
-            // nft -f is one transaction: the kernel holds what it held, so only the model goes back.
-            model.apply(batch.delta().inverse());
-            releaseNames(dirty.plus(model.takeDirty()));
-            if (refused instanceof BackendException b) {
-                throw b;
-            }
-            throw new BackendException(refused.getMessage(), "");
-        } finally {
-            updateGauges();
-        }
-    }
-
     /**
-     * After a refusal: if the table differs from what was believed (a hand edit), learn it and try the
-     * batch again as a full comparison. Returns true if that landed it.
+     * After a refusal: whether the table differs from what was believed (a hand edit). nft refuses a
+     * whole transaction that deletes an element or chain that is no longer there, so a stale belief can
+     * be the cause; the batch is then tried again against a fresh read.
      */
-    private boolean repairedStaleBelief(BackendException refused, NetfilterModel.Dirty dirty) {
-        if (!inSync) {
-            return false; // that was already a full comparison against a fresh read
-        }
-        NftTable actual;
-        try {
-            actual = readBack();
-        } catch (BackendException e) {
-            inSync = false;
-            return false;
-        }
-        if (actual.sameAs(table)) {
-            return false;
-        }
-        table = actual;
-        try {
-            fullSync("apply", dirty);
-            LOG.log(System.Logger.Level.INFO, "nft: the table had been changed by hand; repaired with the batch");
-            return true;
-        } catch (BackendException | Names.NameCollisionException e) {
-            inSync = false; // drift remains outside the batch: the next call compares everything
-            LOG.log(System.Logger.Level.WARNING, "nft: the table had drifted and the repair was refused: {0} (first refusal: {1})",
-                    e.getMessage(), refused.getMessage());
-            return false;
-        }
-    }
-
     @Override
-    public synchronized int reconcile() {
-        try {
-            return fullSync("reconcile", NO_CHANGES);
-        } finally {
-            updateGauges();
-        }
+    protected boolean kernelDiffersFromBelief() {
+        return !readTable().sameAs(table);
     }
 
     /**
      * Two small listings of what a flushed ruleset or a hand edit most often undoes: every chain of the
      * table with its hook (a deleted table or chain), and the four dispatch maps (an emptied one opens
-     * its pods). At 10,000 rules that takes milliseconds where listing the table takes a second. Anything
-     * not as written: a full reconcile. Rules and peer set elements wait for the next full one.
+     * its pods). At 10,000 rules that takes milliseconds where listing the table takes a second. Rules
+     * and peer set elements wait for the next full comparison.
      */
     @Override
-    public synchronized int quickReconcile() {
-        try {
-            return inSync && hooksAsWritten() ? 0 : fullSync("reconcile", NO_CHANGES);
-        } finally {
-            updateGauges();
-        }
+    protected boolean entryPointsAsWritten() {
+        return hooksAsWritten();
     }
 
     private boolean hooksAsWritten() {
@@ -224,12 +153,10 @@ public final class NftBackend implements Backend {
     }
 
     @Override
-    public synchronized void uninstall() {
+    protected void removeAll() {
         // Adding first makes the delete succeed whether or not the table exists, in one transaction.
         nft("add table " + NftNames.TABLE_REF + "\ndelete table " + NftNames.TABLE_REF + "\n", "uninstall");
         table.clear();
-        inSync = false;
-        updateGauges();
     }
 
     @Override
@@ -237,23 +164,13 @@ public final class NftBackend implements Backend {
         return new BackendStatus(name(), model.policyCount(), table.rules(), table.setCount(), table.elements());
     }
 
-    /**
-     * Reads back, compares every object, writes the difference; returns how many objects it changed.
-     * {@code dirty} adds objects the batch may have removed, so their names are released.
-     */
-    private int fullSync(String operation, NetfilterModel.Dirty dirty) {
-        table = readBack();
-        Set<SetId> sets = new HashSet<>(model.sets());
-        sets.addAll(dirty.sets());
-        sets.addAll(dirty.members().keySet());
-        Set<ChainId> chains = new HashSet<>(model.chains());
-        chains.addAll(dirty.chains());
-        int changed = write(new NetfilterModel.Dirty(sets, Map.of(), chains), true, operation);
-        inSync = true;
-        return changed;
+    @Override
+    protected void readBack() {
+        table = readTable();
     }
 
-    private int write(NetfilterModel.Dirty dirty, boolean full, String operation) {
+    @Override
+    protected int write(NetfilterModel.Dirty dirty, boolean full, String operation) {
         NftTable.Wanted wanted = new NftTable.Wanted(full);
         wantSets(dirty, full, wanted);
         wantChains(dirty.chains(), wanted);
@@ -265,7 +182,7 @@ public final class NftBackend implements Backend {
         }
         NftTable.Plan plan = table.plan(wanted);
         if (plan.needsFullSync()) {
-            return fullSync(operation, dirty);
+            return fullSync(operation); // a set must be replaced, and with it every chain: compare everything
         }
         if (plan.isEmpty()) {
             return 0;
@@ -348,18 +265,8 @@ public final class NftBackend implements Backend {
         }
     }
 
-    /** After an undo: names of objects the model no longer holds are free again. */
-    private void releaseNames(NetfilterModel.Dirty touched) {
-        Set<SetId> sets = new HashSet<>(touched.sets());
-        sets.addAll(touched.members().keySet());
-        sets.stream().filter(s -> !model.exists(s)).forEach(this::release);
-        touched.chains().stream()
-                .filter(c -> !(c instanceof ChainId.Dispatch) && !model.exists(c))
-                .forEach(c -> names.release(NftNames.chain(c), c));
-    }
-
     /** The table as the kernel holds it now; empty if it does not exist. */
-    private NftTable readBack() {
+    private NftTable readTable() {
         NftListing.Contents listed = list("table", NftNames.FAMILY, NftNames.TABLE);
         NftTable read = new NftTable();
         if (listed != NftListing.Contents.NOTHING) { // else no table yet: nothing to adopt
@@ -376,9 +283,5 @@ public final class NftBackend implements Backend {
             metrics.nftRestoreFailures.labelValues(operation).inc();
             throw new BackendException(r.errorSummary(), script);
         }
-    }
-
-    private void updateGauges() {
-        metrics.kernelHolds(status());
     }
 }
