@@ -7,16 +7,13 @@ import io.npmagent.bpf.maps.LocalAddressMap;
 import io.npmagent.bpf.maps.PolicyMap;
 import io.npmagent.bpf.maps.StateMap;
 import io.npmagent.bpf.model.PolicyEntry;
+import io.npmagent.dataplane.backend.DeltaTracker;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.model.IpAddress;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -46,7 +43,6 @@ final class VersionedMaps {
     private final Metrics metrics;
 
     private final Copy[] copies = {new Copy(), new Copy()};
-    private final Journal[] journals = {new Journal(), new Journal()};
     private int active;
     private boolean readBack;
 
@@ -57,41 +53,19 @@ final class VersionedMaps {
     private final Map<Cidr, Integer> wantIpcache = new HashMap<>();
     private Set<PolicyEntry> wantPolicy = Set.of();
 
-    /** One copy of the maps, without the version bit. */
+    /**
+     * One copy of the maps, without the version bit: what it holds, and which keys may differ from what
+     * is wanted since it was last written (its journal).
+     */
     private static final class Copy {
-        final Map<Integer, EndpointMap.Value> endpoints = new HashMap<>();
-        final Map<IpAddress, Integer> local = new HashMap<>();
-        final Map<Cidr, Integer> ipcache = new HashMap<>();
+        final DeltaTracker<Integer, EndpointMap.Value> endpoints = new DeltaTracker<>();
+        final DeltaTracker<IpAddress, Integer> local = new DeltaTracker<>();
+        final DeltaTracker<Cidr, Integer> ipcache = new DeltaTracker<>();
         /** Entry to its value (always 1: the number of rules is not kept). */
-        final Map<PolicyEntry, Integer> policy = new HashMap<>();
+        final DeltaTracker<PolicyEntry, Integer> policy = new DeltaTracker<>();
 
-        void clear() {
-            endpoints.clear();
-            local.clear();
-            ipcache.clear();
-            policy.clear();
-        }
-    }
-
-    /** The keys of one copy that may differ from what is wanted, or {@code all} after a read-back or a full render. */
-    private static final class Journal {
-        boolean all = true;
-        final Set<Integer> endpoints = new HashSet<>();
-        final Set<IpAddress> local = new HashSet<>();
-        final Set<Cidr> ipcache = new HashSet<>();
-        final Set<PolicyEntry> policy = new HashSet<>();
-
-        void everything() {
-            clear();
-            all = true;
-        }
-
-        void clear() {
-            all = false;
-            endpoints.clear();
-            local.clear();
-            ipcache.clear();
-            policy.clear();
+        List<DeltaTracker<?, ?>> all() {
+            return List.of(endpoints, local, ipcache, policy);
         }
     }
 
@@ -108,12 +82,12 @@ final class VersionedMaps {
 
     void putEndpoint(int ifindex, EndpointMap.Value value) {
         wantEndpoints.put(ifindex, value);
-        journal(j -> j.endpoints, ifindex);
+        journal(c -> c.endpoints, ifindex);
     }
 
     void removeEndpoint(int ifindex) {
         wantEndpoints.remove(ifindex);
-        journal(j -> j.endpoints, ifindex);
+        journal(c -> c.endpoints, ifindex);
     }
 
     EndpointMap.Value endpoint(int ifindex) {
@@ -122,23 +96,23 @@ final class VersionedMaps {
 
     void putLocal(IpAddress address, int ifindex) {
         wantLocal.put(address, ifindex);
-        journal(j -> j.local, address);
+        journal(c -> c.local, address);
     }
 
     /** Removes {@code address} if it still leads to {@code ifindex} (another pod may have taken it since). */
     void removeLocal(IpAddress address, int ifindex) {
         wantLocal.remove(address, ifindex);
-        journal(j -> j.local, address);
+        journal(c -> c.local, address);
     }
 
     void putIpcache(Cidr prefix, int identity) {
         wantIpcache.put(prefix, identity);
-        journal(j -> j.ipcache, prefix);
+        journal(c -> c.ipcache, prefix);
     }
 
     void removeIpcache(Cidr prefix) {
         wantIpcache.remove(prefix);
-        journal(j -> j.ipcache, prefix);
+        journal(c -> c.ipcache, prefix);
     }
 
     /** The whole ipcache: every key of every copy is compared at the next commit. */
@@ -151,25 +125,21 @@ final class VersionedMaps {
     /** Every policy entry wanted; {@code changed} names those that came or went since the last call. */
     void setPolicy(Set<PolicyEntry> entries, Set<PolicyEntry> changed) {
         wantPolicy = entries;
-        for (Journal j : journals) {
-            if (!j.all) {
-                j.policy.addAll(changed);
-            }
+        for (Copy c : copies) {
+            c.policy.mayDiffer(changed);
         }
     }
 
     /** Compare every key of both copies at the next commit. */
     void everything() {
-        for (Journal j : journals) {
-            j.everything();
+        for (Copy c : copies) {
+            c.all().forEach(DeltaTracker::everythingMayDiffer);
         }
     }
 
-    private <K> void journal(Function<Journal, Set<K>> keys, K key) {
-        for (Journal j : journals) {
-            if (!j.all) {
-                keys.apply(j).add(key);
-            }
+    private <K> void journal(Function<Copy, DeltaTracker<K, ?>> map, K key) {
+        for (Copy c : copies) {
+            map.apply(c).mayDiffer(key);
         }
     }
 
@@ -184,7 +154,7 @@ final class VersionedMaps {
     int commit() {
         return refusable(() -> {
             if (!differs(active)) {
-                journals[active].clear(); // it holds what is wanted already
+                copies[active].all().forEach(DeltaTracker::caughtUp); // it holds what is wanted already
                 return 0;
             }
             // What changed since the other copy was last written (this batch and the one before), then the flip.
@@ -216,115 +186,91 @@ final class VersionedMaps {
 
     /** Reads both copies of every map, and which copy packets read, from the kernel. */
     void readBack() {
-        for (Copy c : copies) {
-            c.clear();
-        }
+        List<Map<Integer, EndpointMap.Value>> endpointsRead = List.of(new HashMap<>(), new HashMap<>());
+        List<Map<IpAddress, Integer>> localRead = List.of(new HashMap<>(), new HashMap<>());
+        List<Map<Cidr, Integer>> ipcacheRead = List.of(new HashMap<>(), new HashMap<>());
+        List<Map<PolicyEntry, Integer>> policyRead = List.of(new HashMap<>(), new HashMap<>());
         byte[] s = state.lookup(StateMap.key());
         active = s == null ? 0 : StateMap.version(s) & 1;
         for (byte[][] kv : endpoints.entries()) {
             EndpointMap.Key k = EndpointMap.Key.decode(kv[0]);
-            copies[k.version() & 1].endpoints.put(k.ifindex(), EndpointMap.Value.decode(kv[1]));
+            endpointsRead.get(k.version() & 1).put(k.ifindex(), EndpointMap.Value.decode(kv[1]));
         }
         for (byte[][] kv : local.entries()) {
             LocalAddressMap.Key k = LocalAddressMap.Key.decode(kv[0]);
-            copies[k.version() & 1].local.put(k.address(), LocalAddressMap.ifindex(kv[1]));
+            localRead.get(k.version() & 1).put(k.address(), LocalAddressMap.ifindex(kv[1]));
         }
         for (byte[][] kv : ipcache.entries()) {
             IpcacheMap.Key k = IpcacheMap.Key.decode(kv[0]);
-            copies[k.version() & 1].ipcache.put(k.prefix(), IpcacheMap.identity(kv[1]));
+            ipcacheRead.get(k.version() & 1).put(k.prefix(), IpcacheMap.identity(kv[1]));
         }
         for (byte[][] kv : policy.entries()) {
             PolicyMap.Key k = PolicyMap.Key.decode(kv[0]);
-            copies[k.version() & 1].policy.put(PolicyEntry.of(k), PolicyMap.rules(kv[1]));
+            policyRead.get(k.version() & 1).put(PolicyEntry.of(k), PolicyMap.rules(kv[1]));
         }
-        everything();
+        for (int v = 0; v < 2; v++) { // replacing makes every key of the copy one to compare
+            copies[v].endpoints.replace(endpointsRead.get(v));
+            copies[v].local.replace(localRead.get(v));
+            copies[v].ipcache.replace(ipcacheRead.get(v));
+            copies[v].policy.replace(policyRead.get(v));
+        }
         readBack = true;
     }
 
     /** Brings copy {@code v} to what is wanted, looking only at the keys its journal names; returns the entries written or deleted. */
     private int write(int v) {
-        Copy have = copies[v];
-        Journal j = journals[v];
+        Copy c = copies[v];
         int changed = 0;
-        changed += sync(ipcache, have.ipcache, keys(j.all, have.ipcache.keySet(), wantIpcache.keySet(), j.ipcache),
-                wantIpcache::get, k -> new IpcacheMap.Key(v, k).encode(), IpcacheMap::value);
-        changed += sync(policy, have.policy, keys(j.all, have.policy.keySet(), wantPolicy, j.policy),
-                this::wantedRules, e -> e.key(v).encode(), PolicyMap::value);
-        changed += sync(endpoints, have.endpoints, keys(j.all, have.endpoints.keySet(), wantEndpoints.keySet(), j.endpoints),
-                wantEndpoints::get, k -> new EndpointMap.Key(k, v).encode(), EndpointMap.Value::encode);
-        changed += sync(local, have.local, keys(j.all, have.local.keySet(), wantLocal.keySet(), j.local),
-                wantLocal::get, k -> new LocalAddressMap.Key(v, k).encode(), LocalAddressMap::value);
-        j.clear();
+        changed += sync(ipcache, c.ipcache, c.ipcache.pendingDelta(wantIpcache.keySet(), wantIpcache::get),
+                k -> new IpcacheMap.Key(v, k).encode(), IpcacheMap::value);
+        changed += sync(policy, c.policy, c.policy.pendingDelta(wantPolicy, this::wantedRules),
+                e -> e.key(v).encode(), PolicyMap::value);
+        changed += sync(endpoints, c.endpoints, c.endpoints.pendingDelta(wantEndpoints.keySet(), wantEndpoints::get),
+                k -> new EndpointMap.Key(k, v).encode(), EndpointMap.Value::encode);
+        changed += sync(local, c.local, c.local.pendingDelta(wantLocal.keySet(), wantLocal::get),
+                k -> new LocalAddressMap.Key(v, k).encode(), LocalAddressMap::value);
+        c.all().forEach(DeltaTracker::caughtUp);
         return changed;
     }
 
     /** Whether copy {@code v} holds anything other than what is wanted, among the keys its journal names. */
     private boolean differs(int v) {
-        Copy have = copies[v];
-        Journal j = journals[v];
-        return differs(have.ipcache, keys(j.all, have.ipcache.keySet(), wantIpcache.keySet(), j.ipcache), wantIpcache::get)
-                || differs(have.policy, keys(j.all, have.policy.keySet(), wantPolicy, j.policy), this::wantedRules)
-                || differs(have.endpoints, keys(j.all, have.endpoints.keySet(), wantEndpoints.keySet(), j.endpoints), wantEndpoints::get)
-                || differs(have.local, keys(j.all, have.local.keySet(), wantLocal.keySet(), j.local), wantLocal::get);
+        Copy c = copies[v];
+        return c.ipcache.pendingDiffers(wantIpcache.keySet(), wantIpcache::get)
+                || c.policy.pendingDiffers(wantPolicy, this::wantedRules)
+                || c.endpoints.pendingDiffers(wantEndpoints.keySet(), wantEndpoints::get)
+                || c.local.pendingDiffers(wantLocal.keySet(), wantLocal::get);
     }
 
     private Integer wantedRules(PolicyEntry e) {
         return wantPolicy.contains(e) ? 1 : null;
     }
 
-    private static <K> Collection<K> keys(boolean all, Set<K> have, Set<K> want, Set<K> journal) {
-        if (!all) {
-            return journal;
-        }
-        Set<K> out = new HashSet<>(have);
-        out.addAll(want);
-        return out;
-    }
-
-    private static <K, V> boolean differs(Map<K, V> have, Collection<K> keys, Function<K, V> want) {
-        for (K k : keys) {
-            if (!Objects.equals(want.apply(k), have.get(k))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /**
-     * Writes what is wanted for {@code keys} where it differs from {@code have}: additions and changes
-     * in one batched call, then deletions in another; {@code have} follows what landed (after a refusal
-     * the caller reads it back: a batch may have landed in part). Returns the entries written or deleted.
+     * Writes {@code delta}: additions and changes in one batched call, then deletions in another;
+     * {@code copy} follows what landed (after a refusal the caller reads it back: a batch may have landed
+     * in part). Returns the entries written or deleted.
      */
-    private <K, V> int sync(MapIo map, Map<K, V> have, Collection<K> keys, Function<K, V> want,
+    private <K, V> int sync(MapIo map, DeltaTracker<K, V> copy, DeltaTracker.Delta<K, V> delta,
             Function<K, byte[]> key, Function<V, byte[]> value) {
-        List<K> put = new ArrayList<>();
-        List<K> gone = new ArrayList<>();
-        for (K k : keys) {
-            V w = want.apply(k);
-            V h = have.get(k);
-            if (w != null && !w.equals(h)) {
-                put.add(k);
-            } else if (w == null && h != null) {
-                gone.add(k);
-            }
-        }
-        if (put.isEmpty() && gone.isEmpty()) {
+        if (delta.isEmpty()) {
             return 0;
         }
         long start = System.nanoTime();
         try {
-            if (!put.isEmpty()) {
-                map.updateBatch(put.stream().map(key).toList(), put.stream().map(k -> value.apply(want.apply(k))).toList());
-                put.forEach(k -> have.put(k, want.apply(k)));
+            if (!delta.updates().isEmpty()) {
+                map.updateBatch(delta.updates().keySet().stream().map(key).toList(),
+                        delta.updates().values().stream().map(value).toList());
+                copy.updated(delta);
             }
-            if (!gone.isEmpty()) {
-                map.deleteBatch(gone.stream().map(key).toList());
-                gone.forEach(have::remove);
+            if (!delta.deletions().isEmpty()) {
+                map.deleteBatch(delta.deletions().stream().map(key).toList());
+                copy.deleted(delta);
             }
         } finally {
             metrics.bpfMapUpdateLatency.labelValues(map.name()).observe(Metrics.secondsSince(start));
         }
-        return put.size() + gone.size();
+        return delta.size();
     }
 
     // ---- figures -----------------------------------------------------------------------------------

@@ -133,6 +133,23 @@ class IptablesBackendTest {
     }
 
     @Test
+    void aMemberAddedThenRemovedIsDeletedAgain() {
+        ScriptedRunner runner = emptyKernel().expect(IPSET_RESTORE, "").expect(RESTORE4, "").expect(RESTORE6, "")
+                .expect(IPSET_RESTORE, "").expect(IPSET_RESTORE, "");
+        IptablesBackend b = backend(runner);
+        hostileCluster().asEvents().forEach(e -> compiler.apply(e));
+        b.apply(new Batch(DesiredDelta.of(compiler.snapshot())));
+        Pod peer = Pod.builder("ünï", "api-2").labels(labels("app", LONG_VALUE)).ip("10.0.0.3").build();
+
+        b.apply(new Batch(compiler.apply(new ClusterEvent.PodUpserted(peer)).delta()));
+        b.apply(new Batch(compiler.apply(new ClusterEvent.PodDeleted(peer.key())).delta()));
+
+        assertThat(runner.finished()).isTrue();
+        String last = runner.calls().get(runner.calls().size() - 1).stdin();
+        assertThat(last.lines()).hasSize(2).allMatch(l -> l.startsWith("del npm-s4-") && l.endsWith(" 10.0.0.3 -exist"));
+    }
+
+    @Test
     void aRefusedChainRestoreIsUndoneAndTheSetsPutBack() {
         ScriptedRunner runner = emptyKernel().expect(IPSET_RESTORE, "").expect(RESTORE4, "").expect(RESTORE6, "")
                 .expect(IPSET_RESTORE, "")

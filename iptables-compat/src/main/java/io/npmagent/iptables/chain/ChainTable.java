@@ -1,10 +1,10 @@
 package io.npmagent.iptables.chain;
 
+import io.npmagent.dataplane.backend.DeltaTracker;
 import io.npmagent.iptables.model.Names;
 import io.npmagent.iptables.render.IptablesRules;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -27,7 +27,8 @@ import java.util.regex.Pattern;
 public final class ChainTable {
     private static final Pattern HASH = Pattern.compile("npm:([a-z2-7]{16})");
 
-    private final Map<String, List<String>> actual = new HashMap<>();
+    /** The agent's chains in the kernel, each as its rules' hashes in order. */
+    private final DeltaTracker<String, List<String>> actual = new DeltaTracker<>();
     /** FORWARD rules (as printed after {@code -A FORWARD }) that jump to the agent, and whether one is first. */
     private final List<String> forwardJumps = new ArrayList<>();
     private boolean jumpIsFirst;
@@ -36,7 +37,7 @@ public final class ChainTable {
     public record Line(String hash, String spec) {}
 
     /** What to send, and what it does to what is known. */
-    public record Plan(String input, Map<String, List<String>> written, Set<String> deleted, boolean forwardFixed, int changes) {
+    public record Plan(String input, DeltaTracker.Delta<String, List<String>> chains, boolean forwardFixed, int changes) {
         public boolean isEmpty() {
             return changes == 0;
         }
@@ -59,57 +60,45 @@ public final class ChainTable {
      * {@code fixForward}, makes the FORWARD jump the first and only one.
      */
     public Plan plan(Map<String, List<Line>> wanted, Set<String> unwanted, boolean fixForward) {
-        Map<String, List<String>> written = new LinkedHashMap<>();
-        Map<String, List<Line>> rewrite = new LinkedHashMap<>();
-        new TreeSet<>(wanted.keySet()).forEach(chain -> {
-            List<Line> lines = wanted.get(chain);
-            List<String> hashes = lines.stream().map(Line::hash).toList();
-            if (!hashes.equals(actual.get(chain))) {
-                rewrite.put(chain, lines);
-                written.put(chain, hashes);
-            }
-        });
-        Set<String> delete = new TreeSet<>();
-        for (String chain : unwanted) {
-            if (actual.containsKey(chain) && !wanted.containsKey(chain)) {
-                delete.add(chain);
-            }
-        }
+        Set<String> keys = new TreeSet<>(wanted.keySet());
+        keys.addAll(unwanted);
+        DeltaTracker.Delta<String, List<String>> delta = actual.delta(keys,
+                chain -> wanted.containsKey(chain) ? wanted.get(chain).stream().map(Line::hash).toList() : null);
         boolean forward = fixForward && !(jumpIsFirst && forwardJumps.size() == 1);
-        int changes = rewrite.size() + delete.size() + (forward ? 1 : 0);
+        int changes = delta.size() + (forward ? 1 : 0);
         if (changes == 0) {
-            return new Plan("", written, delete, false, 0);
+            return new Plan("", delta, false, 0);
         }
+        Set<String> rewrite = delta.updates().keySet();
         StringBuilder in = new StringBuilder("*filter\n");
-        rewrite.keySet().forEach(c -> in.append(':').append(c).append(" - [0:0]\n"));
-        delete.forEach(c -> in.append(':').append(c).append(" - [0:0]\n"));
-        rewrite.forEach((c, lines) -> lines.forEach(l -> in.append("-A ").append(c).append(' ').append(l.spec()).append('\n')));
+        rewrite.forEach(c -> in.append(':').append(c).append(" - [0:0]\n"));
+        delta.deletions().forEach(c -> in.append(':').append(c).append(" - [0:0]\n"));
+        rewrite.forEach(c -> wanted.get(c).forEach(l -> in.append("-A ").append(c).append(' ').append(l.spec()).append('\n')));
         if (forward) {
             forwardJumps.forEach(j -> in.append("-D FORWARD ").append(j).append('\n'));
             in.append("-I FORWARD 1 ").append(IptablesRules.forwardJump()).append('\n');
         }
-        delete.forEach(c -> in.append("-X ").append(c).append('\n'));
+        delta.deletions().forEach(c -> in.append("-X ").append(c).append('\n'));
         in.append("COMMIT\n");
-        return new Plan(in.toString(), written, delete, forward, changes);
+        return new Plan(in.toString(), delta, forward, changes);
     }
 
     /** The restore input that removes every trace of the agent from this table. */
     public String uninstallInput() {
-        if (actual.isEmpty() && forwardJumps.isEmpty()) {
+        if (actual.size() == 0 && forwardJumps.isEmpty()) {
             return "";
         }
         StringBuilder in = new StringBuilder("*filter\n");
         forwardJumps.forEach(j -> in.append("-D FORWARD ").append(j).append('\n'));
-        new TreeSet<>(actual.keySet()).forEach(c -> in.append(':').append(c).append(" - [0:0]\n"));
-        new TreeSet<>(actual.keySet()).forEach(c -> in.append("-X ").append(c).append('\n'));
+        chains().forEach(c -> in.append(':').append(c).append(" - [0:0]\n"));
+        chains().forEach(c -> in.append("-X ").append(c).append('\n'));
         in.append("COMMIT\n");
         return in.toString();
     }
 
     /** Records that {@code plan} is in the kernel. */
     public void committed(Plan plan) {
-        actual.putAll(plan.written());
-        plan.deleted().forEach(actual::remove);
+        actual.landed(plan.chains());
         if (plan.forwardFixed()) {
             forwardJumps.clear();
             forwardJumps.add(IptablesRules.forwardJump());
@@ -119,13 +108,13 @@ public final class ChainTable {
 
     /** Replaces what is known with {@code iptables-save -t filter} output; only the agent's objects are kept. */
     public void load(String save) {
-        actual.clear();
+        Map<String, List<String>> read = new HashMap<>();
         forwardJumps.clear();
         jumpIsFirst = false;
         boolean firstForward = true;
         for (String line : save.split("\n")) {
             if (line.startsWith(":" + Names.CHAIN_PREFIX)) {
-                actual.put(line.substring(1).split("\\s+")[0], new ArrayList<>());
+                read.put(line.substring(1).split("\\s+")[0], new ArrayList<>());
             } else if (line.startsWith("-A FORWARD ")) {
                 String spec = line.substring("-A FORWARD ".length());
                 boolean ours = spec.endsWith("-j " + Names.FORWARD_CHAIN);
@@ -138,9 +127,10 @@ public final class ChainTable {
                 String chain = line.substring(3).split("\\s+")[0];
                 Matcher m = HASH.matcher(line);
                 // A rule without our hash (added by hand) counts as a rule that should not be there.
-                actual.computeIfAbsent(chain, k -> new ArrayList<>()).add(m.find() ? m.group(1) : "foreign");
+                read.computeIfAbsent(chain, k -> new ArrayList<>()).add(m.find() ? m.group(1) : "foreign");
             }
         }
+        actual.replace(read);
     }
 
     /**
@@ -161,10 +151,10 @@ public final class ChainTable {
 
     /** Names of the agent's chains in the kernel. */
     public Set<String> chains() {
-        return new TreeSet<>(actual.keySet());
+        return new TreeSet<>(actual.view().keySet());
     }
 
     public long rules() {
-        return actual.values().stream().mapToLong(List::size).sum() + forwardJumps.size();
+        return actual.view().values().stream().mapToLong(List::size).sum() + forwardJumps.size();
     }
 }

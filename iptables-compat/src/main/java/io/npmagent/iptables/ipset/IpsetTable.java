@@ -1,5 +1,6 @@
 package io.npmagent.iptables.ipset;
 
+import io.npmagent.dataplane.backend.DeltaTracker;
 import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.Protocol;
@@ -32,11 +33,12 @@ public final class IpsetTable {
     /** A set of 100,000 pods in one namespace selector must fit; memory grows with entries, not with this. */
     static final int MAX_ELEMENTS = 1 << 20;
 
-    private final Map<String, Set<String>> actual = new HashMap<>();
+    /** The agent's sets in the kernel, each with its members. */
+    private final Map<String, DeltaTracker<String, Boolean>> actual = new HashMap<>();
 
     /** What to send: phase one (creates, adds, deletes) and phase three (destroys), and what they do to {@code actual}. */
     public record Plan(List<String> prepare, List<String> destroy, Map<String, Set<String>> created,
-            Map<String, Set<String>> added, Map<String, Set<String>> deleted, List<String> destroyed) {
+            Map<String, DeltaTracker.Delta<String, Boolean>> members, List<String> destroyed) {
         public boolean isEmpty() {
             return prepare.isEmpty() && destroy.isEmpty();
         }
@@ -59,8 +61,7 @@ public final class IpsetTable {
         List<String> prepare = new ArrayList<>();
         List<String> destroy = new ArrayList<>();
         Map<String, Set<String>> created = new HashMap<>();
-        Map<String, Set<String>> added = new HashMap<>();
-        Map<String, Set<String>> deleted = new HashMap<>();
+        Map<String, DeltaTracker.Delta<String, Boolean>> changed = new HashMap<>();
         List<String> destroyed = new ArrayList<>();
 
         Set<SetId> touched = new HashSet<>(sets);
@@ -74,7 +75,7 @@ public final class IpsetTable {
         for (SetId set : byName.values()) {
             String name = Names.ipset(set);
             boolean want = model.exists(set);
-            Set<String> have = actual.get(name);
+            DeltaTracker<String, Boolean> have = actual.get(name);
             if (want) {
                 wantedNames.add(name);
             }
@@ -90,7 +91,7 @@ public final class IpsetTable {
                 if (full) {
                     wantMembers = texts(model.members(set));
                     consider = new TreeSet<>(wantMembers);
-                    consider.addAll(have);
+                    consider.addAll(have.view().keySet());
                 } else {
                     wantMembers = new HashSet<>();
                     consider = new TreeSet<>();
@@ -101,16 +102,17 @@ public final class IpsetTable {
                         }
                     }
                 }
-                for (String m : consider) {
-                    boolean w = wantMembers.contains(m);
-                    boolean h = have.contains(m);
-                    if (w && !h) {
+                DeltaTracker.Delta<String, Boolean> delta = have.delta(consider,
+                        m -> wantMembers.contains(m) ? DeltaTracker.PRESENT : null);
+                for (String m : consider) { // in one sorted order: inputs are compared as golden files
+                    if (delta.updates().containsKey(m)) {
                         prepare.add("add " + name + " " + m + " -exist");
-                        added.computeIfAbsent(name, k -> new HashSet<>()).add(m);
-                    } else if (!w && h) {
+                    } else if (delta.deletions().contains(m)) {
                         prepare.add("del " + name + " " + m + " -exist");
-                        deleted.computeIfAbsent(name, k -> new HashSet<>()).add(m);
                     }
+                }
+                if (!delta.isEmpty()) {
+                    changed.put(name, delta);
                 }
             } else if (have != null) {
                 destroy.add("destroy " + name);
@@ -125,19 +127,13 @@ public final class IpsetTable {
                 }
             }
         }
-        return new Plan(prepare, destroy, created, added, deleted, destroyed);
+        return new Plan(prepare, destroy, created, changed, destroyed);
     }
 
     /** Records that phase one of {@code plan} is in the kernel. */
     public void preparedOk(Plan plan) {
-        plan.created().forEach((name, content) -> actual.put(name, new HashSet<>(content)));
-        plan.added().forEach((name, ms) -> actual.computeIfAbsent(name, k -> new HashSet<>()).addAll(ms));
-        plan.deleted().forEach((name, ms) -> {
-            Set<String> have = actual.get(name);
-            if (have != null) {
-                have.removeAll(ms);
-            }
-        });
+        plan.created().forEach((name, content) -> actual.put(name, DeltaTracker.ofElements(content)));
+        plan.members().forEach((name, delta) -> actual.get(name).landed(delta));
     }
 
     /** Records that phase three of {@code plan} is in the kernel. */
@@ -149,6 +145,7 @@ public final class IpsetTable {
     public void load(String save) {
         actual.clear();
         Map<String, String> types = new HashMap<>();
+        Map<String, Set<String>> read = new HashMap<>();
         for (String line : save.split("\n")) {
             String[] f = line.strip().split("\\s+", 3);
             if (f.length < 2 || !f[1].startsWith(Names.SET_PREFIX)) {
@@ -156,11 +153,12 @@ public final class IpsetTable {
             }
             if (f[0].equals("create") && f.length == 3) {
                 types.put(f[1], f[2].split("\\s+")[0]);
-                actual.put(f[1], new HashSet<>());
-            } else if (f[0].equals("add") && f.length == 3 && actual.containsKey(f[1])) {
-                actual.get(f[1]).add(canonical(types.get(f[1]), f[2].strip()));
+                read.put(f[1], new HashSet<>());
+            } else if (f[0].equals("add") && f.length == 3 && read.containsKey(f[1])) {
+                read.get(f[1]).add(canonical(types.get(f[1]), f[2].strip()));
             }
         }
+        read.forEach((name, members) -> actual.put(name, DeltaTracker.ofElements(members)));
     }
 
     /** Names of the agent's sets the kernel holds. */
@@ -169,7 +167,7 @@ public final class IpsetTable {
     }
 
     public long entries() {
-        return actual.values().stream().mapToLong(Set::size).sum();
+        return actual.values().stream().mapToLong(DeltaTracker::size).sum();
     }
 
     public int count() {

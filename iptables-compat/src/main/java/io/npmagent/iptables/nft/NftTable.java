@@ -1,5 +1,6 @@
 package io.npmagent.iptables.nft;
 
+import io.npmagent.dataplane.backend.DeltaTracker;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -10,6 +11,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * The agent's table as the kernel holds it (as last read back, plus every transaction committed since)
@@ -31,8 +33,25 @@ import java.util.TreeSet;
  */
 public final class NftTable {
     private boolean present;
-    private final Map<String, ChainState> chains = new HashMap<>();
-    private final Map<String, SetState> sets = new HashMap<>();
+    private final DeltaTracker<String, ChainBody> chains = new DeltaTracker<>();
+    private final Map<String, HeldSet> sets = new HashMap<>();
+    /** Handles of the chains and sets read back, for deleting one whose name the agent does not make. */
+    private final Map<String, Long> chainHandles = new HashMap<>();
+    private final Map<String, Long> setHandles = new HashMap<>();
+
+    /** What is compared of a chain: its hook ({@code null} for a regular chain) and its rules' hashes. */
+    record ChainBody(String hook, List<String> hashes) {}
+
+    /** A set or map the kernel holds: {@link NftSetSpec#signature()}, its elements, and whether all were readable. */
+    record HeldSet(String signature, DeltaTracker<String, Boolean> elements, boolean readable) {
+        boolean map() {
+            return signature.startsWith("map ");
+        }
+
+        List<Object> compared() {
+            return List.of(signature, elements.view().keySet(), readable);
+        }
+    }
 
     /** A chain: {@code hook} is a base chain's declaration, null for a regular chain; -1: handle unknown. */
     public record ChainState(String hook, List<String> hashes, long handle) {
@@ -46,8 +65,8 @@ public final class NftTable {
      * and whether every element read back was one the agent could have written.
      */
     public record SetState(String signature, Set<String> elements, boolean readable, long handle) {
-        boolean map() {
-            return signature.startsWith("map ");
+        List<Object> compared() {
+            return List.of(signature, elements, readable);
         }
     }
 
@@ -96,8 +115,8 @@ public final class NftTable {
     }
 
     record WantedChain(String hook, List<NftRules.Line> lines) {
-        List<String> hashes() {
-            return lines.stream().map(NftRules.Line::hash).toList();
+        ChainBody body() {
+            return new ChainBody(hook, lines.stream().map(NftRules.Line::hash).toList());
         }
     }
 
@@ -105,17 +124,18 @@ public final class NftTable {
 
     record ElementCheck(Set<String> consider, Set<String> want) {}
 
+    private static final DeltaTracker.Delta<String, ChainBody> NO_CHAINS = new DeltaTracker.Delta<>(Map.of(), Set.of());
+
     /** A transaction and what it does to what is known. */
-    public record Plan(String script, int changes, boolean needsFullSync, Map<String, ChainState> written,
-            Set<String> deletedChains, Map<String, SetState> created, Map<String, Set<String>> added,
-            Map<String, Set<String>> deleted, Set<String> deletedSets) {
+    public record Plan(String script, int changes, boolean needsFullSync, DeltaTracker.Delta<String, ChainBody> chains,
+            Map<String, HeldSet> created, Map<String, DeltaTracker.Delta<String, Boolean>> elements, Set<String> deletedSets) {
 
         public boolean isEmpty() {
             return changes == 0;
         }
 
         static Plan fullSyncNeeded() {
-            return new Plan("", 0, true, Map.of(), Set.of(), Map.of(), Map.of(), Map.of(), Set.of());
+            return new Plan("", 0, true, NO_CHAINS, Map.of(), Map.of(), Set.of());
         }
     }
 
@@ -127,13 +147,13 @@ public final class NftTable {
     public Plan plan(Wanted w) {
         Set<String> replaceSets = new TreeSet<>();
         w.sets.forEach((name, want) -> {
-            SetState have = sets.get(name);
+            HeldSet have = sets.get(name);
             if (have != null && (!have.readable() || !have.signature().equals(want.spec().signature()))) {
                 replaceSets.add(name);
             }
         });
         for (String name : w.elements.keySet()) {
-            SetState have = sets.get(name);
+            HeldSet have = sets.get(name);
             if (have == null || !have.readable()) {
                 return Plan.fullSyncNeeded(); // the caller sends whole sets for sets it does not know
             }
@@ -143,113 +163,100 @@ public final class NftTable {
         }
         NftScript script = new NftScript();
         int changes = 0;
-        Map<String, ChainState> written = new LinkedHashMap<>();
-        Set<String> deletedChains = new TreeSet<>();
-        Map<String, SetState> created = new LinkedHashMap<>();
-        Map<String, Set<String>> added = new TreeMap<>();
-        Map<String, Set<String>> deleted = new TreeMap<>();
-        Set<String> deletedSets = new TreeSet<>();
 
-        boolean rewriteAll = !replaceSets.isEmpty();
-        for (Map.Entry<String, WantedChain> e : w.chains.entrySet()) {
+        Set<String> chainKeys = new TreeSet<>(w.chains.keySet());
+        chainKeys.addAll(w.dropChains);
+        if (w.full) {
+            chainKeys.addAll(chains.view().keySet()); // what is not wanted goes
+        }
+        DeltaTracker.Delta<String, ChainBody> chainDelta = chains.delta(chainKeys,
+                name -> w.chains.containsKey(name) ? w.chains.get(name).body() : null);
+        if (!replaceSets.isEmpty()) {
+            // Every chain is rewritten, so that none references a replaced set when it goes.
+            Map<String, ChainBody> all = new LinkedHashMap<>();
+            w.chains.forEach((name, want) -> all.put(name, want.body()));
+            chainDelta = new DeltaTracker.Delta<>(all, chainDelta.deletions());
+        }
+        for (Map.Entry<String, ChainBody> e : chainDelta.updates().entrySet()) {
             String name = e.getKey();
-            WantedChain want = e.getValue();
-            ChainState have = chains.get(name);
-            boolean hookWrong = have != null && !Objects.equals(have.hook(), want.hook());
-            if (!rewriteAll && have != null && !hookWrong && have.hashes().equals(want.hashes())) {
-                continue;
-            }
-            if (hookWrong) {
+            ChainBody have = chains.get(name);
+            if (have != null && !Objects.equals(have.hook(), e.getValue().hook())) {
                 // nft cannot move a chain to another hook or priority, or turn one kind into the other.
-                script.replaceBaseChain(ref(name, have == null ? -1 : have.handle()));
+                script.replaceBaseChain(ref(name, chainHandles.getOrDefault(name, -1L)));
             }
-            script.declareChain(name, want.hook());
-            want.lines().forEach(l -> script.addRule(name, l.text()));
-            written.put(name, new ChainState(want.hook(), want.hashes(), -1));
+            script.declareChain(name, e.getValue().hook());
+            w.chains.get(name).lines().forEach(l -> script.addRule(name, l.text()));
             changes++;
         }
-        Set<String> dropChains = new TreeSet<>(w.dropChains);
-        if (w.full) {
-            chains.keySet().stream().filter(c -> !w.chains.containsKey(c)).forEach(dropChains::add);
-        }
-        for (String name : dropChains) {
-            ChainState have = chains.get(name);
-            if (have != null && !w.chains.containsKey(name)) {
-                script.deleteChain(ref(name, have.handle()));
-                deletedChains.add(name);
-                changes++;
-            }
+        for (String name : chainDelta.deletions()) {
+            script.deleteChain(ref(name, chainHandles.getOrDefault(name, -1L)));
+            changes++;
         }
 
+        Map<String, HeldSet> created = new LinkedHashMap<>();
+        Map<String, DeltaTracker.Delta<String, Boolean>> elements = new TreeMap<>();
+        Set<String> deletedSets = new TreeSet<>();
         for (Map.Entry<String, WantedSet> e : w.sets.entrySet()) {
             String name = e.getKey();
             WantedSet want = e.getValue();
-            SetState have = sets.get(name);
+            HeldSet have = sets.get(name);
             if (have == null || replaceSets.contains(name)) {
                 if (have != null) {
-                    script.replaceSet(ref(name, have.handle()), have.map());
+                    script.replaceSet(ref(name, setHandles.getOrDefault(name, -1L)), have.map());
                 }
                 script.createSet(name, want.spec());
                 script.addElements(name, new TreeSet<>(want.elements()));
-                created.put(name, new SetState(want.spec().signature(), want.elements(), true, -1));
+                created.put(name, new HeldSet(want.spec().signature(), DeltaTracker.ofElements(want.elements()), true));
                 changes++;
                 continue;
             }
-            Set<String> add = new TreeSet<>(want.elements());
-            add.removeAll(have.elements());
-            Set<String> del = new TreeSet<>(have.elements());
-            del.removeAll(want.elements());
-            changes += elementChanges(script, name, add, del, added, deleted);
+            Set<String> consider = new TreeSet<>(want.elements());
+            consider.addAll(have.elements().view().keySet());
+            changes += elementChanges(script, name, have.elements().delta(consider, present(want.elements())), elements);
         }
         for (Map.Entry<String, ElementCheck> e : w.elements.entrySet()) {
             String name = e.getKey();
             if (w.sets.containsKey(name)) {
                 continue; // compared whole above
             }
-            SetState have = sets.get(name);
-            Set<String> add = new TreeSet<>();
-            Set<String> del = new TreeSet<>();
-            for (String element : e.getValue().consider()) {
-                boolean want = e.getValue().want().contains(element);
-                boolean has = have.elements().contains(element);
-                if (want && !has) {
-                    add.add(element);
-                } else if (!want && has) {
-                    del.add(element);
-                }
-            }
-            changes += elementChanges(script, name, add, del, added, deleted);
+            ElementCheck check = e.getValue();
+            changes += elementChanges(script, name, sets.get(name).elements().delta(check.consider(), present(check.want())), elements);
         }
         Set<String> dropSets = new TreeSet<>(w.dropSets);
         if (w.full) {
-            sets.keySet().stream().filter(s -> !w.sets.containsKey(s)).forEach(dropSets::add);
+            sets.keySet().stream().filter(name -> !w.sets.containsKey(name)).forEach(dropSets::add);
         }
         for (String name : dropSets) {
-            SetState have = sets.get(name);
+            HeldSet have = sets.get(name);
             if (have != null && !w.sets.containsKey(name)) {
-                script.deleteSet(ref(name, have.handle()), have.map());
+                script.deleteSet(ref(name, setHandles.getOrDefault(name, -1L)), have.map());
                 deletedSets.add(name);
                 changes++;
             }
         }
         if (changes == 0) {
-            return new Plan("", 0, false, Map.of(), Set.of(), Map.of(), Map.of(), Map.of(), Set.of());
+            return new Plan("", 0, false, NO_CHAINS, Map.of(), Map.of(), Set.of());
         }
         script.ensureTable();
-        return new Plan(script.render(), changes, false, written, deletedChains, created, added, deleted, deletedSets);
+        return new Plan(script.render(), changes, false, chainDelta, created, elements, deletedSets);
     }
 
-    private static int elementChanges(NftScript script, String name, Set<String> add, Set<String> del,
-            Map<String, Set<String>> added, Map<String, Set<String>> deleted) {
-        if (!del.isEmpty()) {
-            script.deleteElements(name, del);
-            deleted.put(name, del);
+    private static Function<String, Boolean> present(Set<String> wanted) {
+        return element -> wanted.contains(element) ? DeltaTracker.PRESENT : null;
+    }
+
+    private static int elementChanges(NftScript script, String name, DeltaTracker.Delta<String, Boolean> delta,
+            Map<String, DeltaTracker.Delta<String, Boolean>> elements) {
+        if (!delta.deletions().isEmpty()) {
+            script.deleteElements(name, delta.deletions());
         }
-        if (!add.isEmpty()) {
-            script.addElements(name, add);
-            added.put(name, add);
+        if (!delta.updates().isEmpty()) {
+            script.addElements(name, delta.updates().keySet());
         }
-        return add.size() + del.size();
+        if (!delta.isEmpty()) {
+            elements.put(name, delta);
+        }
+        return delta.size();
     }
 
     private static NftScript.Ref ref(String name, long handle) {
@@ -259,13 +266,18 @@ public final class NftTable {
     /** Records that nft took {@code plan}. */
     public void committed(Plan plan) {
         present = true;
-        chains.putAll(plan.written());
-        plan.deletedChains().forEach(chains::remove);
-        plan.created().forEach((name, s) ->
-                sets.put(name, new SetState(s.signature(), new HashSet<>(s.elements()), true, -1)));
-        plan.deleted().forEach((name, es) -> sets.get(name).elements().removeAll(es));
-        plan.added().forEach((name, es) -> sets.get(name).elements().addAll(es));
-        plan.deletedSets().forEach(sets::remove);
+        chains.landed(plan.chains());
+        plan.chains().updates().keySet().forEach(chainHandles::remove);
+        plan.chains().deletions().forEach(chainHandles::remove);
+        plan.created().forEach((name, s) -> {
+            sets.put(name, s);
+            setHandles.remove(name);
+        });
+        plan.elements().forEach((name, delta) -> sets.get(name).elements().landed(delta));
+        plan.deletedSets().forEach(name -> {
+            sets.remove(name);
+            setHandles.remove(name);
+        });
     }
 
     /** Replaces what is known with a listing of the table ({@code nft -j list table inet npm_agent}). */
@@ -276,16 +288,25 @@ public final class NftTable {
     void load(NftListing.Contents contents) {
         clear();
         present = true;
-        chains.putAll(contents.chains());
-        contents.sets().forEach((name, s) ->
-                sets.put(name, new SetState(s.signature(), new HashSet<>(s.elements()), s.readable(), s.handle())));
+        Map<String, ChainBody> read = new HashMap<>();
+        contents.chains().forEach((name, c) -> {
+            read.put(name, new ChainBody(c.hook(), c.hashes()));
+            chainHandles.put(name, c.handle());
+        });
+        chains.replace(read);
+        contents.sets().forEach((name, s) -> {
+            sets.put(name, new HeldSet(s.signature(), DeltaTracker.ofElements(s.elements()), s.readable()));
+            setHandles.put(name, s.handle());
+        });
     }
 
     /** The table does not exist (read back, or deleted). */
     public void clear() {
         present = false;
         chains.clear();
+        chainHandles.clear();
         sets.clear();
+        setHandles.clear();
     }
 
     public boolean present() {
@@ -298,8 +319,8 @@ public final class NftTable {
 
     /** Whether {@code other} knows the same objects (handles aside): did the kernel drift from this? */
     public boolean sameAs(NftTable other) {
-        return present == other.present && stripped(chains).equals(stripped(other.chains))
-                && strippedSets(sets).equals(strippedSets(other.sets));
+        return present == other.present && chains.view().equals(other.chains.view())
+                && compared(sets).equals(compared(other.sets));
     }
 
     /**
@@ -308,7 +329,7 @@ public final class NftTable {
      */
     public boolean sameChainsAs(NftListing.Contents listed) {
         Map<String, String> hooks = new HashMap<>();
-        chains.forEach((name, c) -> hooks.put(name, String.valueOf(c.hook())));
+        chains.view().forEach((name, c) -> hooks.put(name, String.valueOf(c.hook())));
         Map<String, String> listedHooks = new HashMap<>();
         listed.chains().forEach((name, c) -> listedHooks.put(name, String.valueOf(c.hook())));
         return hooks.equals(listedHooks);
@@ -316,28 +337,20 @@ public final class NftTable {
 
     /** Whether a listing of one set or map shows it as known here (absent from both is the same). */
     public boolean sameSetAs(String name, NftListing.Contents listed) {
-        return Objects.equals(strippedSets(filter(sets, name)), strippedSets(filter(listed.sets(), name)));
+        HeldSet have = sets.get(name);
+        SetState seen = listed.sets().get(name);
+        return have == null || seen == null ? have == null && seen == null : have.compared().equals(seen.compared());
     }
 
-    private static Map<String, SetState> filter(Map<String, SetState> sets, String name) {
-        return sets.containsKey(name) ? Map.of(name, sets.get(name)) : Map.of();
-    }
-
-    private static Map<String, List<Object>> stripped(Map<String, ChainState> chains) {
+    private static Map<String, List<Object>> compared(Map<String, HeldSet> sets) {
         Map<String, List<Object>> out = new HashMap<>();
-        chains.forEach((k, v) -> out.put(k, List.of(String.valueOf(v.hook()), v.hashes())));
-        return out;
-    }
-
-    private static Map<String, List<Object>> strippedSets(Map<String, SetState> sets) {
-        Map<String, List<Object>> out = new HashMap<>();
-        sets.forEach((k, v) -> out.put(k, List.of(v.signature(), v.elements(), v.readable())));
+        sets.forEach((k, v) -> out.put(k, v.compared()));
         return out;
     }
 
     /** Rules in the table's chains. */
     public long rules() {
-        return chains.values().stream().mapToLong(c -> c.hashes().size()).sum();
+        return chains.view().values().stream().mapToLong(c -> c.hashes().size()).sum();
     }
 
     /** Sets (verdict maps are dispatch, not peer sets, and are not counted). */
@@ -352,7 +365,7 @@ public final class NftTable {
 
     /** Names of the chains known, sorted (for tests and debug). */
     public List<String> chainNames() {
-        return new ArrayList<>(new TreeSet<>(chains.keySet()));
+        return new ArrayList<>(new TreeSet<>(chains.view().keySet()));
     }
 
     /** Names of the sets and maps known, sorted (for tests and debug). */

@@ -111,6 +111,11 @@ class NftTableTest {
                 "add element inet npm_agent " + SET + " { 10.0.0.3 }");
         t.committed(plan);
         assertThat(t.elements()).isEqualTo(2);
+        assertThat(t.plan(w).isEmpty()).as("once committed, the same change writes nothing").isTrue();
+        NftTable.Wanted back = new NftTable.Wanted(false);
+        back.elements(SET, Set.of("10.0.0.3"), Set.of());
+        assertThat(statements(t.plan(back))).as("and its undoing writes it back")
+                .containsExactly("add table inet npm_agent", "delete element inet npm_agent " + SET + " { 10.0.0.3 }");
     }
 
     @Test
