@@ -15,12 +15,9 @@ import static io.npmagent.dataplane.model.PolicyFixtures.ports;
 import static io.npmagent.dataplane.model.PolicyFixtures.range;
 import static io.npmagent.dataplane.model.PolicyFixtures.rule;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.npmagent.dataplane.backend.BackendException;
 import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.desired.DesiredDelta;
-import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.ClusterState;
 import io.npmagent.dataplane.model.Namespace;
@@ -28,17 +25,17 @@ import io.npmagent.dataplane.model.Pod;
 import io.npmagent.dataplane.model.Protocol;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.npmagent.iptables.detect.IptablesVariant;
-import io.npmagent.dataplane.exec.ScriptedRunner;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.npmagent.dataplane.exec.CommandRunner;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The backend against a scripted kernel: the exact processes it runs, in order, and the exact input it
- * sends (golden files), with hostile names and labels that must never reach a restore file.
+ * {@link IptablesBackendContract} over {@link FakeIptables}, without root; and, here only, the exact
+ * processes the backend runs, in order, and the exact input it sends (golden files), with hostile names
+ * and labels that must never reach a restore file.
  */
-class IptablesBackendTest {
+class IptablesBackendTest extends IptablesBackendContract {
     static final String HOSTILE_POD = "web\"\n-A FORWARD -j ACCEPT";
     static final String HOSTILE_VALUE = "$(reboot);`x`";
     static final String LONG_VALUE = "v".repeat(63);
@@ -50,12 +47,18 @@ class IptablesBackendTest {
     private static final List<String> RESTORE4 = List.of("iptables-legacy-restore", "--noflush", "-w", "10");
     private static final List<String> RESTORE6 = List.of("ip6tables-legacy-restore", "--noflush", "-w", "10");
 
-    private final PolicyCompiler compiler = new PolicyCompiler(null);
-
-    private IptablesBackend backend(ScriptedRunner runner) {
-        return new IptablesBackend(IptablesVariant.LEGACY, runner, new Metrics(new PrometheusRegistry()),
-                IptablesBackend.Settings.DEFAULTS);
+    @Override
+    protected IptablesVariant variant() {
+        return IptablesVariant.LEGACY;
     }
+
+    @Override
+    protected CommandRunner openKernel() {
+        return new FakeIptables(IptablesVariant.LEGACY);
+    }
+
+    @Override
+    protected void closeKernel() {}
 
     /** One of each kind of rule, over hostile names and labels. */
     static ClusterState hostileCluster() {
@@ -78,20 +81,13 @@ class IptablesBackendTest {
                 new ClusterEvent.PolicyUpserted(policy("x", "deny-all").build())));
     }
 
-    private ScriptedRunner emptyKernel() {
-        return new ScriptedRunner().expect(IPSET_SAVE, "").expect(SAVE4, "").expect(SAVE6, "");
-    }
-
     @Test
     void theFirstBatchReadsBackThenWritesSetsThenEachFamilysChains() {
-        ScriptedRunner runner = emptyKernel()
-                .expect(IPSET_RESTORE, "").expect(RESTORE4, "").expect(RESTORE6, "");
-        DesiredDelta all = DesiredDelta.of(PolicyCompiler.compile(hostileCluster(), null));
+        backend().apply(new Batch(DesiredDelta.of(PolicyCompiler.compile(hostileCluster(), null))));
 
-        backend(runner).apply(new Batch(all));
-
-        assertThat(runner.finished()).isTrue();
-        List<ScriptedRunner.Call> calls = runner.calls();
+        List<TapRunner.Call> calls = tap.calls();
+        assertThat(calls.stream().map(TapRunner.Call::argv).toList())
+                .containsExactly(IPSET_SAVE, SAVE4, SAVE6, IPSET_RESTORE, RESTORE4, RESTORE6);
         Golden.assertMatches("iptables/all-kinds.ipset", calls.get(3).stdin());
         Golden.assertMatches("iptables/all-kinds-v4.restore", calls.get(4).stdin());
         Golden.assertMatches("iptables/all-kinds-v6.restore", calls.get(5).stdin());
@@ -99,12 +95,11 @@ class IptablesBackendTest {
 
     @Test
     void untrustedTextNeverReachesARestoreInput() {
-        ScriptedRunner runner = emptyKernel().expect(IPSET_RESTORE, "").expect(RESTORE4, "").expect(RESTORE6, "");
-        backend(runner).apply(new Batch(DesiredDelta.of(PolicyCompiler.compile(hostileCluster(), null))));
+        backend().apply(new Batch(DesiredDelta.of(PolicyCompiler.compile(hostileCluster(), null))));
 
         Pattern wellFormed = Pattern.compile("^(\\*filter|COMMIT|:NPM-[A-Z0-9-]+ - \\[0:0\\]|-A NPM-[A-Z0-9-]+ .*|-I FORWARD 1 .*|"
                 + "create npm-.*|add npm-.*)$");
-        for (ScriptedRunner.Call call : runner.calls()) {
+        for (TapRunner.Call call : tap.calls()) {
             String in = call.stdin();
             assertThat(in).doesNotContain("reboot").doesNotContain("FORWARD -j ACCEPT").doesNotContain(LONG_VALUE)
                     .doesNotContain("ünï").doesNotContain("$(").doesNotContain(";");
@@ -113,64 +108,5 @@ class IptablesBackendTest {
                 assertThat(line.chars().filter(c -> c == '"').count()).as("quotes in %s", line).isIn(0L, 2L);
             }
         }
-    }
-
-    @Test
-    void laterBatchesWriteOnlyWhatChanged() {
-        ScriptedRunner runner = emptyKernel().expect(IPSET_RESTORE, "").expect(RESTORE4, "").expect(RESTORE6, "")
-                .expect(IPSET_RESTORE, "");
-        IptablesBackend b = backend(runner);
-        hostileCluster().asEvents().forEach(e -> compiler.apply(e));
-        b.apply(new Batch(DesiredDelta.of(compiler.snapshot())));
-
-        // A new peer of the policy, in a namespace no policy isolates: only set members change.
-        b.apply(new Batch(compiler.apply(new ClusterEvent.PodUpserted(Pod.builder("ünï", "api-2").labels(labels("app", LONG_VALUE))
-                .ip("10.0.0.3").build())).delta()));
-
-        assertThat(runner.finished()).isTrue();
-        String last = runner.calls().get(runner.calls().size() - 1).stdin();
-        assertThat(last.lines()).hasSize(2).allMatch(l -> l.startsWith("add npm-s4-") && l.endsWith(" 10.0.0.3 -exist"));
-    }
-
-    @Test
-    void aMemberAddedThenRemovedIsDeletedAgain() {
-        ScriptedRunner runner = emptyKernel().expect(IPSET_RESTORE, "").expect(RESTORE4, "").expect(RESTORE6, "")
-                .expect(IPSET_RESTORE, "").expect(IPSET_RESTORE, "");
-        IptablesBackend b = backend(runner);
-        hostileCluster().asEvents().forEach(e -> compiler.apply(e));
-        b.apply(new Batch(DesiredDelta.of(compiler.snapshot())));
-        Pod peer = Pod.builder("ünï", "api-2").labels(labels("app", LONG_VALUE)).ip("10.0.0.3").build();
-
-        b.apply(new Batch(compiler.apply(new ClusterEvent.PodUpserted(peer)).delta()));
-        b.apply(new Batch(compiler.apply(new ClusterEvent.PodDeleted(peer.key())).delta()));
-
-        assertThat(runner.finished()).isTrue();
-        String last = runner.calls().get(runner.calls().size() - 1).stdin();
-        assertThat(last.lines()).hasSize(2).allMatch(l -> l.startsWith("del npm-s4-") && l.endsWith(" 10.0.0.3 -exist"));
-    }
-
-    @Test
-    void aRefusedChainRestoreIsUndoneAndTheSetsPutBack() {
-        ScriptedRunner runner = emptyKernel().expect(IPSET_RESTORE, "").expect(RESTORE4, "").expect(RESTORE6, "")
-                .expect(IPSET_RESTORE, "")
-                .expectFailure(RESTORE4, "iptables-restore: line 3 failed")
-                .expect(IPSET_RESTORE, "");
-        IptablesBackend b = backend(runner);
-        hostileCluster().asEvents().forEach(e -> compiler.apply(e));
-        b.apply(new Batch(DesiredDelta.of(compiler.snapshot())));
-
-        DesiredDelta edit = compiler.apply(new ClusterEvent.PolicyUpserted(policy("x", "new").select(match("app", "web"))
-                .ingress(rule(peers(pods(match("app", "fresh"))), null)).build())).delta();
-        assertThatThrownBy(() -> b.apply(new Batch(edit)))
-                .isInstanceOf(BackendException.class)
-                .hasMessageContaining("iptables-legacy-restore exited 2: iptables-restore: line 3 failed");
-
-        List<ScriptedRunner.Call> calls = runner.calls();
-        String created = calls.get(calls.size() - 3).stdin();
-        String putBack = calls.get(calls.size() - 1).stdin();
-        assertThat(created).startsWith("create npm-s4-");
-        assertThat(putBack).as("the set the refused batch created is destroyed again")
-                .contains("destroy " + created.split(" ")[1]);
-        assertThat(runner.finished()).isTrue();
     }
 }

@@ -9,9 +9,9 @@ import io.npmagent.dataplane.kernel.KernelTestSupport;
 import io.npmagent.dataplane.kernel.Netns;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.Direction;
+import io.npmagent.iptables.TapRunner;
 import io.npmagent.iptables.model.Family;
 import java.util.List;
-import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -37,7 +37,7 @@ class NftBackendKernelTest extends NftBackendContract {
 
             @Override
             public List<String> scripts() {
-                return tap.scripts;
+                return tap.inputs(FakeNft.APPLY);
             }
 
             @Override
@@ -48,7 +48,7 @@ class NftBackendKernelTest extends NftBackendContract {
             @Override
             public void refuseRulesOf(String chain) {
                 // Break the chain's rules on their way to nft, as a rule the kernel cannot take would be.
-                tap.rewrite = chain == null ? UnaryOperator.identity() : s -> s.lines()
+                tap.rewrite = (argv, s) -> chain == null || !argv.equals(FakeNft.APPLY) ? s : s.lines()
                         .map(l -> l.startsWith("add rule inet npm_agent " + chain + " ") ? l.replace(" accept comment", " acccept comment") : l)
                         .reduce("", (a, l) -> a + l + "\n");
             }

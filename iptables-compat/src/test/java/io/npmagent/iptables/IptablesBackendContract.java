@@ -1,0 +1,328 @@
+package io.npmagent.iptables;
+
+import static io.npmagent.dataplane.model.PolicyFixtures.block;
+import static io.npmagent.dataplane.model.PolicyFixtures.labels;
+import static io.npmagent.dataplane.model.PolicyFixtures.match;
+import static io.npmagent.dataplane.model.PolicyFixtures.named;
+import static io.npmagent.dataplane.model.PolicyFixtures.namespaces;
+import static io.npmagent.dataplane.model.PolicyFixtures.peers;
+import static io.npmagent.dataplane.model.PolicyFixtures.pods;
+import static io.npmagent.dataplane.model.PolicyFixtures.policy;
+import static io.npmagent.dataplane.model.PolicyFixtures.port;
+import static io.npmagent.dataplane.model.PolicyFixtures.ports;
+import static io.npmagent.dataplane.model.PolicyFixtures.rule;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.npmagent.dataplane.backend.BackendException;
+import io.npmagent.dataplane.backend.Batch;
+import io.npmagent.dataplane.desired.DesiredDelta;
+import io.npmagent.dataplane.exec.CommandResult;
+import io.npmagent.dataplane.exec.CommandRunner;
+import io.npmagent.dataplane.metrics.Metrics;
+import io.npmagent.dataplane.model.ClusterEvent;
+import io.npmagent.dataplane.model.Namespace;
+import io.npmagent.dataplane.model.Pod;
+import io.npmagent.dataplane.model.PodKey;
+import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.dataplane.model.Protocol;
+import io.npmagent.dataplane.policy.PolicyCompiler;
+import io.npmagent.iptables.detect.IptablesVariant;
+import io.npmagent.iptables.model.Family;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the iptables backend does, told once and run over {@link FakeIptables} ({@link IptablesBackendTest},
+ * no root) and over the real tools in a network namespace, for both variants
+ * ({@code IptablesBackendKernelTest}): apply, read back, apply again, edit, delete, restart and adopt,
+ * drift, a refused restore, uninstall. The kernel is looked at with the same tools in both worlds
+ * ({@code iptables-save}, {@code ipset save}), and a refusal is made the same way: the tap gives one
+ * rule a match the kernel does not have.
+ */
+public abstract class IptablesBackendContract {
+    /** A match no kernel has: a rule carrying it is refused by {@code iptables-restore}. */
+    static final String NO_SUCH_MATCH = "-m npm-no-such-match";
+
+    protected abstract IptablesVariant variant();
+
+    /** A fresh, empty kernel for one test, as the runner of its tools. */
+    protected abstract CommandRunner openKernel();
+
+    protected abstract void closeKernel();
+
+    CommandRunner kernel;
+    TapRunner tap;
+    Metrics metrics;
+    PolicyCompiler compiler;
+    /** Restore inputs with a rule line containing this get {@link #NO_SUCH_MATCH} in that rule; null: none. */
+    String refuseRulesWith;
+
+    @BeforeEach
+    void openWorld() {
+        kernel = openKernel();
+        tap = new TapRunner(kernel);
+        tap.rewrite = (argv, in) -> refuseRulesWith == null || !argv.get(0).endsWith("-restore") || argv.get(0).startsWith("ipset") ? in
+                : String.join("\n", in.lines().map(l -> l.startsWith("-A ") && l.contains(refuseRulesWith)
+                        ? l.replaceFirst("^(-A \\S+) ", "$1 " + NO_SUCH_MATCH + " ") : l).toList()) + "\n";
+        metrics = new Metrics(new PrometheusRegistry());
+        compiler = new PolicyCompiler(null);
+    }
+
+    @AfterEach
+    void closeWorld() {
+        if (kernel != null) {
+            closeKernel();
+        }
+    }
+
+    IptablesBackend backend() {
+        return new IptablesBackend(variant(), tap, metrics, IptablesBackend.Settings.DEFAULTS);
+    }
+
+    private String must(List<String> argv, String input) {
+        CommandResult r = kernel.run(argv, input, Duration.ofSeconds(30));
+        assertThat(r.ok()).as("%s: %s", argv, r.stderr()).isTrue();
+        return r.stdout();
+    }
+
+    /** Both families' filter tables, without the save tools' dated comment lines. */
+    String save() {
+        String text = must(List.of(variant().save(Family.IPV4), "-t", "filter"), "")
+                + must(List.of(variant().save(Family.IPV6), "-t", "filter"), "");
+        return String.join("\n", text.lines().filter(l -> !l.startsWith("#")).toList());
+    }
+
+    String sets() {
+        return must(List.of("ipset", "save"), "");
+    }
+
+    /** An edit by someone else: {@code lines} in the IPv4 filter table. */
+    void handEdit(String... lines) {
+        must(List.of(variant().restore(Family.IPV4), "--noflush", "-w", "10"), "*filter\n" + String.join("\n", lines) + "\nCOMMIT\n");
+    }
+
+    void handEditSets(String... lines) {
+        must(List.of("ipset", "restore"), String.join("\n", lines) + "\n");
+    }
+
+    public static ClusterEvent[] cluster() {
+        return new ClusterEvent[] {
+            new ClusterEvent.NamespaceUpserted(new Namespace("x", labels("team", "a"))),
+            new ClusterEvent.PodUpserted(Pod.builder("x", "web").labels(labels("app", "web")).ip("10.0.0.1").ip("fd00::1")
+                    .port("http", 8080, Protocol.TCP).build()),
+            new ClusterEvent.PodUpserted(Pod.builder("x", "api").labels(labels("app", "api")).ip("10.0.0.2").ip("fd00::2").build()),
+            new ClusterEvent.PolicyUpserted(policy("x", "web").select(match("app", "web"))
+                    .ingress(rule(peers(pods(match("app", "api")), namespaces(match("team", "b"))), ports(named(null, "http"))),
+                            rule(peers(block("192.168.0.0/16", "192.168.1.0/24"), block("::/0")), ports(port("UDP", 53))))
+                    .build()),
+            new ClusterEvent.PolicyUpserted(policy("x", "api-egress").select(match("app", "api")).types("Egress")
+                    .egress(rule(peers(block("0.0.0.0/0", "10.0.0.0/8")), null)).build()),
+        };
+    }
+
+    IptablesBackend applied() {
+        IptablesBackend b = backend();
+        for (ClusterEvent e : cluster()) {
+            apply(b, e);
+        }
+        return b;
+    }
+
+    void apply(IptablesBackend b, ClusterEvent e) {
+        b.apply(new Batch(compiler.apply(e).delta()));
+    }
+
+    /** The compiler's whole state as one batch: what a restarted agent's first batch holds. */
+    DesiredDelta everything() {
+        return DesiredDelta.of(compiler.snapshot());
+    }
+
+    /** Restores (of either tool) run since call {@code from}. */
+    List<TapRunner.Call> restoresSince(int from) {
+        List<TapRunner.Call> calls = tap.calls();
+        return calls.subList(from, calls.size()).stream().filter(c -> c.argv().get(0).endsWith("-restore")
+                || c.argv().equals(List.of("ipset", "restore"))).toList();
+    }
+
+    @Test
+    void appliesReadsBackAndIsIdempotent() {
+        IptablesBackend b = applied();
+        String rules = save();
+        assertThat(rules).contains("-A FORWARD -m comment --comment \"npm:forward npm-agent NetworkPolicy\" -j NPM-FORWARD");
+        assertThat(rules).contains("--match-set npm-n4-").contains("--match-set npm-n6-").contains("-j DROP");
+        assertThat(sets()).contains("192.168.1.0/24 nomatch").contains("add npm-c6-").contains("0.0.0.0/1").contains("10.0.0.1,tcp:8080");
+
+        int calls = tap.calls().size();
+        assertThat(b.reconcile()).as("nothing drifted").isZero();
+        b.apply(new Batch(DesiredDelta.EMPTY));
+        assertThat(restoresSince(calls)).as("nothing written").isEmpty();
+        assertThat(save()).isEqualTo(rules);
+        assertThat((long) b.status().sets()).isEqualTo(sets().lines().filter(l -> l.startsWith("create ")).count());
+        assertThat(metrics.numIpsets.get()).isEqualTo(b.status().sets());
+    }
+
+    @Test
+    void anEditRewritesOnlyThePolicysChain() {
+        IptablesBackend b = applied();
+        String before = save();
+        String webChain = before.lines().filter(l -> l.contains("x/web ingress[0]")).findFirst().orElseThrow().split(" ")[1];
+
+        apply(b, new ClusterEvent.PolicyUpserted(policy("x", "web").select(match("app", "web"))
+                .ingress(rule(peers(pods(match("app", "api"))), ports(port("TCP", 9090)))).build()));
+
+        String after = save();
+        assertThat(changedChains(before, after)).containsExactly(webChain);
+        assertThat(after).contains("--dport 9090").doesNotContain("192.168.0.0");
+        assertThat(sets()).as("the ipBlock's set went with its last rule").doesNotContain("192.168.1.0/24");
+    }
+
+    @Test
+    void laterBatchesWriteOnlyTheMembersThatChanged() {
+        IptablesBackend b = applied();
+        apply(b, new ClusterEvent.NamespaceUpserted(new Namespace("z", labels("team", "b"))));
+        String rules = save();
+        Pod peer = Pod.builder("z", "peer").ip("10.0.0.3").build();
+
+        // A new peer of x/web's namespace selector, in a namespace no policy isolates: only set members change.
+        int calls = tap.calls().size();
+        apply(b, new ClusterEvent.PodUpserted(peer));
+        List<TapRunner.Call> added = restoresSince(calls);
+        assertThat(added).hasSize(1);
+        assertThat(added.get(0).stdin().lines()).isNotEmpty().allMatch(l -> l.startsWith("add npm-s4-") && l.endsWith(" 10.0.0.3 -exist"));
+
+        calls = tap.calls().size();
+        apply(b, new ClusterEvent.PodDeleted(peer.key()));
+        List<TapRunner.Call> deleted = restoresSince(calls);
+        assertThat(deleted).hasSize(1);
+        assertThat(deleted.get(0).stdin().lines()).isNotEmpty().allMatch(l -> l.startsWith("del npm-s4-") && l.endsWith(" 10.0.0.3 -exist"));
+        assertThat(sets()).doesNotContain("10.0.0.3");
+        assertThat(save()).isEqualTo(rules);
+    }
+
+    @Test
+    void deletingPoliciesAndPodsRemovesTheirChainsAndSets() {
+        IptablesBackend b = applied();
+        apply(b, new ClusterEvent.PolicyDeleted(new PolicyKey("x", "web")));
+        apply(b, new ClusterEvent.PodDeleted(PodKey.parse("x/api")));
+
+        String rules = save();
+        assertThat(rules).doesNotContain("NPM-PI-").doesNotContain("NPM-I-").doesNotContain("NPM-E-");
+        assertThat(rules).contains("NPM-PE-").as("x/api-egress still exists, selecting nothing");
+        assertThat(sets()).doesNotContain("npm-s4-").doesNotContain("npm-n4-").contains("npm-c4-");
+        assertThat(b.reconcile()).isZero();
+    }
+
+    @Test
+    void aRestartedAgentAdoptsWhatItFindsWithoutWritingIt() {
+        applied();
+        String rules = save();
+        String ipsets = sets();
+        int calls = tap.calls().size();
+
+        // A new agent: its first batch is the whole desired state, which the kernel already holds.
+        IptablesBackend restarted = backend();
+        restarted.apply(new Batch(everything()));
+
+        assertThat(restoresSince(calls)).as("nothing flushed, nothing written").isEmpty();
+        assertThat(save()).isEqualTo(rules);
+        assertThat(sets()).isEqualTo(ipsets);
+        assertThat(restarted.reconcile()).isZero();
+    }
+
+    @Test
+    void aRestartedAgentRemovesWhatTheDesiredStateNoLongerHas() {
+        applied();
+        compiler.apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", "web")));
+        IptablesBackend restarted = backend();
+        restarted.apply(new Batch(everything()));
+
+        assertThat(save()).doesNotContain("NPM-PI-").contains("NPM-PE-");
+        assertThat(sets()).doesNotContain("npm-n4-");
+    }
+
+    @Test
+    void driftIsRepairedByReconcile() {
+        IptablesBackend b = applied();
+        String rules = save();
+        String ipsets = sets();
+        String dropChain = rules.lines().filter(l -> l.contains("-j DROP")).findFirst().orElseThrow().split(" ")[1];
+        handEdit("-D " + dropChain + " 3", "-D FORWARD 1");
+        handEditSets("del " + ipsets.lines().filter(l -> l.contains(",tcp:8080")).findFirst().orElseThrow().split(" ")[1]
+                + " 10.0.0.1,tcp:8080");
+        assertThat(save()).isNotEqualTo(rules);
+
+        assertThat(b.reconcile()).isGreaterThanOrEqualTo(3);
+
+        assertThat(save()).isEqualTo(rules);
+        assertThat(sets()).contains("10.0.0.1,tcp:8080");
+        assertThat(b.reconcile()).isZero();
+    }
+
+    @Test
+    void theQuickReconcileSeesAFlushedForwardChain() {
+        IptablesBackend b = applied();
+        String rules = save();
+        assertThat(b.quickReconcile()).isZero();
+        handEdit("-D FORWARD 1");
+
+        assertThat(b.quickReconcile()).isPositive();
+        assertThat(save()).isEqualTo(rules);
+    }
+
+    @Test
+    void aRefusedChainRestoreIsUndoneAndTheSetsPutBack() {
+        IptablesBackend b = applied();
+        String rules = save();
+        String ipsets = sets();
+        Batch fresh = new Batch(compiler.apply(new ClusterEvent.PolicyUpserted(policy("x", "new").select(match("app", "web"))
+                .ingress(rule(peers(pods(match("app", "fresh"))), null)).build())).delta());
+        refuseRulesWith = "x/new ingress[0]";
+
+        assertThatThrownBy(() -> b.apply(fresh)).isInstanceOf(BackendException.class)
+                .hasMessageContaining(variant().restore(Family.IPV4)).hasMessageContaining("npm-no-such-match");
+        assertThat(save()).isEqualTo(rules);
+        assertThat(sets()).as("the set the refused batch created is destroyed again").isEqualTo(ipsets);
+        assertThat(metrics.iptablesRestoreFailures.labelValues("apply").get()).isEqualTo(1);
+
+        refuseRulesWith = null;
+        b.apply(fresh);
+        assertThat(save()).contains("x/new ingress[0]");
+        assertThat(b.reconcile()).isZero();
+    }
+
+    @Test
+    void uninstallLeavesNothingBehind() {
+        IptablesBackend b = applied();
+        b.uninstall();
+
+        assertThat(save()).doesNotContain("NPM-").doesNotContain("npm:");
+        assertThat(sets()).doesNotContain("npm-");
+        assertThat(b.status().rules()).isZero();
+    }
+
+    /** Chains whose rules differ between two saves. */
+    static Set<String> changedChains(String before, String after) {
+        Set<String> b = new HashSet<>(before.lines().toList());
+        Set<String> a = new HashSet<>(after.lines().toList());
+        Set<String> chains = new TreeSet<>();
+        for (String l : b) {
+            if (!a.contains(l) && l.startsWith("-A ")) {
+                chains.add(l.split(" ")[1]);
+            }
+        }
+        for (String l : a) {
+            if (!b.contains(l) && l.startsWith("-A ")) {
+                chains.add(l.split(" ")[1]);
+            }
+        }
+        return chains;
+    }
+}
