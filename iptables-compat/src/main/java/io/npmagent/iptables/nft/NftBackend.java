@@ -10,14 +10,12 @@ import io.npmagent.dataplane.exec.CommandRunner;
 import io.npmagent.iptables.model.ChainId;
 import io.npmagent.iptables.model.Family;
 import io.npmagent.iptables.model.Member;
-import io.npmagent.iptables.model.Names;
 import io.npmagent.iptables.model.NetfilterModel;
 import io.npmagent.iptables.model.SetId;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -116,10 +114,6 @@ public final class NftBackend extends NetfilterBackend {
      */
     @Override
     protected boolean entryPointsAsWritten() {
-        return hooksAsWritten();
-    }
-
-    private boolean hooksAsWritten() {
         if (!table.sameChainsAs(list("chains", NftNames.FAMILY))) {
             return false;
         }
