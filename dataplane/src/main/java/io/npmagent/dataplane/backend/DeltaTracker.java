@@ -164,10 +164,6 @@ public final class DeltaTracker<K, V> {
         return kernel.get(key);
     }
 
-    public boolean contains(K key) {
-        return kernel.containsKey(key);
-    }
-
     public int size() {
         return kernel.size();
     }
