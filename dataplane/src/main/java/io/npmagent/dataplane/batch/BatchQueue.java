@@ -26,10 +26,13 @@ import java.util.function.IntSupplier;
  * latest version of a row wins, a change undone before it was applied disappears), the retry state of
  * refused parts, and the events waiting to be counted as enforced.
  *
- * <p><b>When a batch goes.</b> In the background: every {@code interval}, and at once when
- * {@code maxPendingNetPols} policy changes wait. In the foreground ({@code background} off): every
- * {@link #submit} applies its own event, one transaction, before it returns; that is the baseline the
- * benchmarks compare against.
+ * <p><b>When a batch goes.</b> In the background, adaptive (the default): a change goes as soon as no
+ * batch is in flight; what arrives while one is goes together in the next, so batches grow with the rate
+ * of change and a lone change never waits for a timer. The {@code interval} still flushes, as a backstop
+ * and for retries that fall due. In the background with a fixed interval (NPM's queue): every
+ * {@code interval}, and at once when {@code maxPendingNetPols} policy changes wait. In the foreground
+ * ({@code background} off): every {@link #submit} applies its own event, one transaction, before it
+ * returns; that is the baseline the benchmarks compare against.
  *
  * <p><b>A batch's fate.</b> Decided in {@link #flushNow}: one {@link Backend#apply} for the whole
  * batch; if the backend refuses it, each part ({@link Batch#units()}, in their dependency order) is
@@ -58,6 +61,11 @@ public final class BatchQueue implements AutoCloseable {
     private final Object lock = new Object();
     /** A flush has taken events out and not yet settled them: not idle, though nothing is pending. */
     private boolean inFlight;
+    /**
+     * An adaptive wake-up waits on the flush thread: later submissions need not ask for another, since it
+     * takes everything pending when it runs. Cleared when a flush takes what is pending.
+     */
+    private boolean wakeQueued;
     private final PendingChanges pending = new PendingChanges();
     private final List<Event> events = new ArrayList<>();
     private final Map<Batch.UnitKey, UnitFailure> failures = new HashMap<>();
@@ -109,8 +117,8 @@ public final class BatchQueue implements AutoCloseable {
                 periodicFlush = scheduler.every(flushPeriod(next), this::flushQuietly);
             }
         }
-        if (before.background() && !next.background()) {
-            scheduler.soon(this::flushQuietly);
+        if (before.background() && !next.background() || next.background() && next.adaptive() && !before.adaptive()) {
+            scheduler.soon(this::flushQuietly); // what waited goes now, as the new setting would have sent it
         }
     }
 
@@ -189,23 +197,30 @@ public final class BatchQueue implements AutoCloseable {
 
     /**
      * Queues one event's changes. In the foreground, applies them before returning. In the background,
-     * wakes the flusher when {@code maxPendingNetPols} policy changes are due.
+     * adaptive: wakes the flusher unless a wake-up already waits (a batch in flight is followed at once by
+     * the next); fixed-interval: wakes it when {@code maxPendingNetPols} policy changes are due (once).
      */
     public void submit(DesiredDelta delta) {
         if (delta.isEmpty()) {
             return;
         }
+        QueueConfig c = config;
         int due;
+        boolean wake = false;
         synchronized (lock) {
             pending.addNewer(delta);
             events.add(new Event(clock.instant(), delta));
             due = failures.isEmpty() ? pending.policyCount() : pending.policies(this::isDue);
             metrics.pendingNetPols.set(due);
+            // Before the start the first whole state is being gathered, to go as one batch (flushNow).
+            if (started && c.background() && (c.adaptive() || due >= c.maxPendingNetPols()) && !wakeQueued) {
+                wakeQueued = true;
+                wake = true;
+            }
         }
-        QueueConfig c = config;
         if (!c.background()) {
             flushNow();
-        } else if (due >= c.maxPendingNetPols()) {
+        } else if (wake) {
             scheduler.soon(this::flushQuietly);
         }
     }
@@ -233,7 +248,11 @@ public final class BatchQueue implements AutoCloseable {
         DesiredDelta due;
         List<Event> window;
         synchronized (lock) {
+            wakeQueued = false; // this flush takes everything due: what arrives from now on needs a wake-up of its own
             due = pending.takeDue(this::isDue);
+            if (due.isEmpty() && events.isEmpty()) {
+                return FlushResult.NOTHING; // a wake-up that an earlier flush served
+            }
             window = new ArrayList<>(events);
             events.clear();
             inFlight = !window.isEmpty();

@@ -9,25 +9,43 @@ import java.util.Map;
  *
  * @param background          {@code NetPolInBackground}: batch in the background; off applies each
  *                            event at once, one transaction per event (the baseline)
+ * @param adaptive            {@code NetPolAdaptiveBatching} (ours), in the background: a change goes as
+ *                            soon as no batch is in flight, and what arrives during one goes together in
+ *                            the next; off, NPM's fixed-interval queue: changes wait for the interval
  * @param maxPendingNetPols   {@code MaxPendingNetPols}: flush as soon as this many policy changes wait
- * @param interval            {@code NetPolIntervalInMilliseconds}: flush at least this often
+ *                            (it matters to the fixed-interval queue; the adaptive one never holds a
+ *                            change back that could go)
+ * @param interval            {@code NetPolIntervalInMilliseconds}: the longest a change waits for a
+ *                            batch (fixed-interval: the period of every flush; adaptive: a backstop that
+ *                            also carries retries of refused parts when they fall due)
  */
-public record QueueConfig(boolean background, int maxPendingNetPols, Duration interval) {
-    public static final QueueConfig DEFAULTS = new QueueConfig(true, 100, Duration.ofMillis(500));
-    public static final QueueConfig FOREGROUND = new QueueConfig(false, 1, Duration.ofMillis(500));
+public record QueueConfig(boolean background, boolean adaptive, int maxPendingNetPols, Duration interval) {
+    public static final QueueConfig DEFAULTS = new QueueConfig(true, true, 100, Duration.ofMillis(500));
+    /** NPM's queue as NPM has it: a batch every interval, or at MaxPendingNetPols. The baseline adaptive batching is measured against. */
+    public static final QueueConfig FIXED_INTERVAL = DEFAULTS.withAdaptive(false);
+    public static final QueueConfig FOREGROUND = new QueueConfig(false, true, 1, Duration.ofMillis(500));
+
+    /** This configuration with adaptive batching on or off. */
+    public QueueConfig withAdaptive(boolean on) {
+        return new QueueConfig(background, on, maxPendingNetPols, interval);
+    }
 
     /**
      * Reads Azure NPM's keys from a flat map of settings (values as parsed from JSON or YAML, or strings):
      * {@code NetPolInBackground}, {@code MaxPendingNetPols}, {@code NetPolIntervalInMilliseconds} and
-     * its NPM spelling {@code NetPolInvervalInMilliseconds}. A missing key keeps its default; a bad value
+     * its NPM spelling {@code NetPolInvervalInMilliseconds}; and ours, {@code NetPolAdaptiveBatching}. A missing key keeps its default; a bad value
      * throws {@link IllegalArgumentException} naming the key and the value.
      */
     public static QueueConfig fromSettings(Map<String, ?> settings) {
         boolean background = DEFAULTS.background;
+        boolean adaptive = DEFAULTS.adaptive;
         int maxPending = DEFAULTS.maxPendingNetPols;
         long intervalMs = DEFAULTS.interval.toMillis();
         if (settings.containsKey("NetPolInBackground")) {
             background = bool("NetPolInBackground", settings.get("NetPolInBackground"));
+        }
+        if (settings.containsKey("NetPolAdaptiveBatching")) {
+            adaptive = bool("NetPolAdaptiveBatching", settings.get("NetPolAdaptiveBatching"));
         }
         if (settings.containsKey("MaxPendingNetPols")) {
             maxPending = (int) number("MaxPendingNetPols", settings.get("MaxPendingNetPols"), 1, Integer.MAX_VALUE);
@@ -43,7 +61,7 @@ public record QueueConfig(boolean background, int maxPendingNetPols, Duration in
         if (correct != null || npm != null) {
             intervalMs = correct != null ? correct : npm;
         }
-        return new QueueConfig(background, maxPending, Duration.ofMillis(intervalMs));
+        return new QueueConfig(background, adaptive, maxPending, Duration.ofMillis(intervalMs));
     }
 
     private static boolean bool(String key, Object v) {

@@ -42,17 +42,22 @@ class BatchQueuePropertyTest {
         return Arbitraries.of("pol0", "pol1", "pol2", "p0", "p3", "set", "addresses").set().ofMaxSize(3);
     }
 
+    @Provide
+    Arbitrary<QueueConfig> modes() {
+        QueueConfig adaptive = new QueueConfig(true, true, 5, Duration.ofMillis(500));
+        return Arbitraries.of(QueueConfig.FOREGROUND, adaptive, adaptive.withAdaptive(false));
+    }
+
     @Property(tries = 300)
     void everythingLandsOnceRefusalsStop(
-            @ForAll("steps") List<Step> steps, @ForAll("refused") Set<String> refused, @ForAll boolean background) {
+            @ForAll("steps") List<Step> steps, @ForAll("refused") Set<String> refused, @ForAll("modes") QueueConfig mode) {
         PolicyCompiler compiler = new PolicyCompiler(null);
         FakeBackend backend = new FakeBackend().rejectWhen(unit -> refused.contains(nameOf(unit)));
         MutableClock clock = new MutableClock();
         ManualScheduler scheduler = new ManualScheduler();
-        BatchQueue queue = new BatchQueue(backend,
-                background ? new QueueConfig(true, 5, Duration.ofMillis(500)) : QueueConfig.FOREGROUND,
-                new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(4)),
+        BatchQueue queue = new BatchQueue(backend, mode, new RetryPolicy(Duration.ofSeconds(1), Duration.ofSeconds(4)),
                 clock, scheduler, new Metrics(new PrometheusRegistry()));
+        queue.start();
         for (Step step : steps) {
             DesiredDelta delta = compiler.apply(step.event()).delta();
             queue.submit(delta);

@@ -92,8 +92,79 @@ class BatchQueueTest {
     }
 
     @Test
-    void backgroundCoalescesUntilTheIntervalAndTheLatestVersionWins() {
+    void adaptiveSendsALoneChangeAtOnceWithoutWaitingForTheInterval() {
         BatchQueue q = queue(QueueConfig.DEFAULTS);
+        q.start();
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
+        assertThat(scheduler.requested()).as("a wake-up, not the timer").isEqualTo(1);
+
+        scheduler.runRequested();
+
+        assertThat(backend.batches()).hasSize(3);
+        assertThat(backend.state()).isEqualTo(compiler.snapshot());
+        assertThat(q.idle()).isTrue();
+    }
+
+    @Test
+    void adaptiveCoalescesABurstIntoOneBatchAndTheLatestVersionWins() {
+        BatchQueue q = queue(QueueConfig.DEFAULTS);
+        q.start();
+        for (int i = 0; i < 1000; i++) {
+            event(q, new ClusterEvent.PolicyUpserted(webPolicy("p" + i % 250, 80 + i / 250)));
+        }
+        assertThat(scheduler.requested()).as("one wake-up for the whole burst").isEqualTo(1);
+
+        scheduler.runRequested();
+
+        assertThat(backend.batches()).as("the burst is one batch").hasSize(3);
+        assertThat(backend.lastBatch().policyChanges()).as("each policy once, at its latest version").isEqualTo(250);
+        assertThat(backend.state()).isEqualTo(compiler.snapshot());
+    }
+
+    @Test
+    void adaptiveSendsWhatArrivesDuringABatchTogetherInTheNext() {
+        BatchQueue[] q = new BatchQueue[1];
+        int[] applies = {0};
+        InterceptingBackend slow = new InterceptingBackend(backend, batch -> {
+            if (applies[0]++ == 0) { // while the first batch is in the kernel, 50 more changes arrive
+                for (int i = 0; i < 50; i++) {
+                    event(q[0], new ClusterEvent.PolicyUpserted(webPolicy("during" + i, 80)));
+                }
+            }
+        });
+        q[0] = new BatchQueue(slow, QueueConfig.DEFAULTS, RETRY, clock, scheduler, metrics);
+        q[0].start();
+        event(q[0], new ClusterEvent.PolicyUpserted(webPolicy("first", 80)));
+
+        scheduler.runRequested();
+        assertThat(backend.lastBatch().policyChanges()).isEqualTo(1);
+        assertThat(scheduler.requested()).as("the 50 asked for one more batch").isEqualTo(1);
+        scheduler.runRequested();
+
+        assertThat(backend.batches()).as("two batches in all: the lone change and the 50").hasSize(4);
+        assertThat(backend.lastBatch().policyChanges()).isEqualTo(50);
+        assertThat(backend.state()).isEqualTo(compiler.snapshot());
+        assertThat(q[0].idle()).isTrue();
+    }
+
+    @Test
+    void adaptiveWakesNothingBeforeTheStartNorForAChangeThatAPeriodicFlushTook() {
+        BatchQueue q = queue(QueueConfig.DEFAULTS);
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
+        assertThat(scheduler.requested()).as("the first whole state goes by flushNow, then start").isZero();
+        q.flushNow();
+        q.start();
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("q", 81)));
+        scheduler.tick(); // the backstop flush runs first and takes it
+        scheduler.runRequested(); // the wake-up finds nothing to do
+
+        assertThat(backend.batches()).hasSize(4);
+        assertThat(backend.state()).isEqualTo(compiler.snapshot());
+    }
+
+    @Test
+    void backgroundCoalescesUntilTheIntervalAndTheLatestVersionWins() {
+        BatchQueue q = queue(QueueConfig.FIXED_INTERVAL);
         q.start();
         assertThat(scheduler.period()).isEqualTo(Duration.ofMillis(500));
         event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
@@ -112,7 +183,7 @@ class BatchQueueTest {
 
     @Test
     void netPolInBackgroundFlipsAtRunTime() {
-        BatchQueue q = queue(QueueConfig.DEFAULTS);
+        BatchQueue q = queue(QueueConfig.FIXED_INTERVAL);
         q.start();
         event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
         event(q, new ClusterEvent.PolicyUpserted(webPolicy("q", 81)));
@@ -125,13 +196,23 @@ class BatchQueueTest {
         assertThat(backend.batches()).as("then each event is its own transaction").hasSize(4);
         assertThat(scheduler.period()).as("refused parts are still retried").isEqualTo(RETRY.initial());
 
-        q.reconfigure(new QueueConfig(true, 100, Duration.ofSeconds(2)));
+        q.reconfigure(new QueueConfig(true, false, 100, Duration.ofSeconds(2)));
         event(q, new ClusterEvent.PolicyUpserted(webPolicy("s", 83)));
         event(q, new ClusterEvent.PolicyUpserted(webPolicy("t", 84)));
         assertThat(backend.batches()).as("background again").hasSize(4);
         assertThat(scheduler.period()).as("the new interval replaced the old period").isEqualTo(Duration.ofSeconds(2));
         scheduler.tick();
         assertThat(backend.batches()).hasSize(5);
+        assertThat(backend.state()).isEqualTo(compiler.snapshot());
+
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("u", 85)));
+        assertThat(scheduler.requested()).isZero();
+        q.reconfigure(new QueueConfig(true, true, 100, Duration.ofSeconds(2)));
+        scheduler.runRequested();
+        assertThat(backend.batches()).as("turning adaptive on sends what waited").hasSize(6);
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy("v", 86)));
+        scheduler.runRequested();
+        assertThat(backend.batches()).as("and then each change without the timer").hasSize(7);
         assertThat(backend.state()).isEqualTo(compiler.snapshot());
     }
 
@@ -151,7 +232,7 @@ class BatchQueueTest {
 
     @Test
     void reachingMaxPendingNetPolsFlushesWithoutWaitingForTheInterval() {
-        BatchQueue q = queue(new QueueConfig(true, 10, Duration.ofMinutes(1)));
+        BatchQueue q = queue(new QueueConfig(true, false, 10, Duration.ofMinutes(1)));
         q.start();
         for (int i = 0; i < 9; i++) {
             event(q, new ClusterEvent.PolicyUpserted(webPolicy("p" + i, 80)));

@@ -27,7 +27,8 @@ import java.util.TreeMap;
  * <p>NPM's keys: {@code NetPolInBackground} (also under {@code Toggles}, where NPM puts it),
  * {@code MaxPendingNetPols}, {@code NetPolIntervalInMilliseconds} and NPM's spelling
  * {@code NetPolInvervalInMilliseconds}, {@code ResyncPeriodInMinutes}, {@code ListeningPort},
- * {@code ListeningAddress}, {@code LogLevel}, {@code Toggles.*}. Ours: {@code DebugListeningPort} and
+ * {@code ListeningAddress}, {@code LogLevel}, {@code Toggles.*}. Ours: {@code NetPolAdaptiveBatching}
+ * (see {@link QueueConfig}), {@code DebugListeningPort} and
  * {@code DebugListeningAddress} (the debug endpoints; localhost unless set), {@code Backend},
  * {@code BpffsPath}, {@code EdtHorizonInMilliseconds}, {@code EcnThresholdInMilliseconds},
  * {@code IngressBurstInMilliseconds}, {@code Bbr}, {@code ReconcilePeriodInSeconds}. Keys NPM has that
@@ -52,8 +53,8 @@ public record AgentConfig(
             Map.of(), "auto", Capabilities.DEFAULT_BPFFS, BandwidthSettings.DEFAULTS, Duration.ofSeconds(10));
 
     static final Set<String> LOG_LEVELS = Set.of("debug", "info", "warning", "error");
-    private static final Set<String> QUEUE_KEYS = Set.of("NetPolInBackground", "MaxPendingNetPols", "NetPolIntervalInMilliseconds",
-            "NetPolInvervalInMilliseconds");
+    private static final Set<String> QUEUE_KEYS = Set.of("NetPolInBackground", "NetPolAdaptiveBatching", "MaxPendingNetPols",
+            "NetPolIntervalInMilliseconds", "NetPolInvervalInMilliseconds");
     /** NPM's keys this agent has no use for: accepted and reported, so an NPM ConfigMap loads as it is. */
     static final Set<String> NPM_UNUSED = Set.of("MaxBatchedACLsPerPod", "ApplyIntervalInMilliseconds", "ApplyMaxBatches",
             "NetPolBatchSize", "TransportType", "WindowsNetworkName");
@@ -281,6 +282,7 @@ public record AgentConfig(
     public Map<String, Object> byKey() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("NetPolInBackground", queue.background());
+        m.put("NetPolAdaptiveBatching", queue.adaptive());
         m.put("MaxPendingNetPols", queue.maxPendingNetPols());
         m.put("NetPolIntervalInMilliseconds", queue.interval().toMillis());
         m.put("LogLevel", logLevel);

@@ -15,7 +15,7 @@ import java.util.Set;
  * running agent keeps its old value.
  */
 public record ConfigReload(List<String> applied, List<String> restartNeeded) {
-    static final Set<String> HOT = Set.of("NetPolInBackground", "MaxPendingNetPols", "NetPolIntervalInMilliseconds", "LogLevel");
+    static final Set<String> HOT = Set.of("NetPolInBackground", "NetPolAdaptiveBatching", "MaxPendingNetPols", "NetPolIntervalInMilliseconds", "LogLevel");
 
     public static ConfigReload between(AgentConfig before, AgentConfig after) {
         Map<String, Object> a = before.byKey();

@@ -178,7 +178,7 @@ class RbacMatchesApiCallsTest {
     private void startAgent() throws Exception {
         FakeBackend backend = new FakeBackend();
         PrometheusRegistry registry = new PrometheusRegistry();
-        Agent agent = new Agent(new Backends.Chosen(backend, "fake"), NODE, new QueueConfig(true, 100, Duration.ofMillis(50)), registry,
+        Agent agent = new Agent(new Backends.Chosen(backend, "fake"), NODE, new QueueConfig(true, true, 100, Duration.ofMillis(50)), registry,
                 new Metrics(registry), Duration.ofMinutes(10));
         loop = new KubeLoop(new KubeSource(cluster.agentClient(), Duration.ofMinutes(10)), agent, null);
         events = new ProblemEvents(cluster.agentClient(), NODE);

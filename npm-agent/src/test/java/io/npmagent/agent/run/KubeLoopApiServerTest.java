@@ -98,7 +98,7 @@ class KubeLoopApiServerTest {
     private void startAgent(java.util.function.Predicate<io.npmagent.dataplane.backend.Batch.UnitKey> reject) throws Exception {
         backend = new FakeBackend().rejectWhen(reject);
         PrometheusRegistry registry = new PrometheusRegistry();
-        agent = new Agent(new Backends.Chosen(backend, "fake"), NODE, new QueueConfig(true, 100, Duration.ofMillis(50)), registry,
+        agent = new Agent(new Backends.Chosen(backend, "fake"), NODE, new QueueConfig(true, true, 100, Duration.ofMillis(50)), registry,
                 new Metrics(registry), Duration.ofMinutes(10));
         loop = new KubeLoop(new KubeSource(cluster.agentClient(), Duration.ofMinutes(10)), agent, null);
         thread = new Thread(() -> loop.run(Duration.ofMillis(20)), "kube-loop-test");

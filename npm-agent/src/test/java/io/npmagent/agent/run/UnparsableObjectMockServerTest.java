@@ -36,7 +36,7 @@ class UnparsableObjectMockServerTest {
             }
             FakeBackend backend = new FakeBackend();
             PrometheusRegistry registry = new PrometheusRegistry();
-            Agent agent = new Agent(new Backends.Chosen(backend, "fake"), "node-a", new QueueConfig(true, 100, Duration.ofMillis(50)), registry,
+            Agent agent = new Agent(new Backends.Chosen(backend, "fake"), "node-a", new QueueConfig(true, true, 100, Duration.ofMillis(50)), registry,
                     new Metrics(registry), Duration.ofMinutes(10));
             KubeLoop loop = new KubeLoop(new KubeSource(api.apiClient(), Duration.ofMinutes(10)), agent, null);
             Thread t = new Thread(() -> loop.run(Duration.ofMillis(20)), "mock-loop");

@@ -30,10 +30,6 @@ final class AgentProcess implements AutoCloseable {
     private final HttpClient http = HttpClient.newHttpClient();
 
     /**
-     * @param logs           where the agent's log and its GC log go ({@code PREFIX.log}, {@code PREFIX.gc.log})
-     * @param kubeconfigText how the agent reaches the API server
-     */
-    /**
      * The DaemonSet's JVM for a cluster of this many pods (deploy/daemonset.yaml): its 512Mi limit (a
      * 256 MiB heap) and the serial collector up to 30,000 pods; beyond, the 1536Mi it says to set (a
      * 768 MiB heap) and G1, whose pauses stay short with a 450 MiB live heap where serial full
@@ -43,7 +39,12 @@ final class AgentProcess implements AutoCloseable {
         return pods <= 30_000 ? List.of("-Xmx256m", "-XX:+UseSerialGC") : List.of("-Xmx768m", "-XX:+UseG1GC");
     }
 
-    AgentProcess(Path dir, Path logs, String prefix, String kubeconfigText, String node, String netns, Path bpffs, String backend, boolean background,
+    /**
+     * @param logs           where the agent's log and its GC log go ({@code PREFIX.log}, {@code PREFIX.gc.log})
+     * @param kubeconfigText how the agent reaches the API server
+     * @param queueSettings  the configuration file's batching keys, as JSON members ({@link QueueMode#settings})
+     */
+    AgentProcess(Path dir, Path logs, String prefix, String kubeconfigText, String node, String netns, Path bpffs, String backend, String queueSettings,
             List<String> jvm)
             throws IOException {
         this.port = freePort();
@@ -54,7 +55,7 @@ final class AgentProcess implements AutoCloseable {
         Path kubeconfig = dir.resolve("kubeconfig");
         Files.writeString(kubeconfig, kubeconfigText);
         Path config = dir.resolve("npm-agent.json");
-        Files.writeString(config, "{\"NetPolInBackground\": " + background + ", \"ListeningAddress\": \"127.0.0.1\", \"ListeningPort\": " + port
+        Files.writeString(config, "{" + queueSettings + ", \"ListeningAddress\": \"127.0.0.1\", \"ListeningPort\": " + port
                 + ", \"DebugListeningPort\": " + debugPort + ", \"LogLevel\": \"warning\"}\n");
         String java = ProcessHandle.current().info().command().orElse("java");
         // The DaemonSet's heap and collector, with the GC log kept beside the agent's.
@@ -107,8 +108,7 @@ final class AgentProcess implements AutoCloseable {
 
     /** Asks the JVM for a full collection (jcmd), then reads the heap in use from its metrics: what stays reachable. */
     long heapAfterGc() throws IOException, InterruptedException {
-        Path jcmd = Path.of(ProcessHandle.current().info().command().orElse("java")).resolveSibling("jcmd");
-        Process gc = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "GC.run")
+        Process gc = new ProcessBuilder(jcmd().toString(), Long.toString(process.pid()), "GC.run")
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         gc.waitFor();
         Thread.sleep(200);
@@ -119,6 +119,17 @@ final class AgentProcess implements AutoCloseable {
             }
         }
         return (long) heap;
+    }
+
+    /** Writes the JVM's class histogram (jcmd GC.class_histogram: instances and bytes per class, after a full collection) to {@code file}. */
+    void classHistogram(Path file) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(jcmd().toString(), Long.toString(process.pid()), "GC.class_histogram")
+                .redirectErrorStream(true).redirectOutput(file.toFile()).start();
+        p.waitFor();
+    }
+
+    private static Path jcmd() {
+        return Path.of(ProcessHandle.current().info().command().orElse("java")).resolveSibling("jcmd");
     }
 
     long rssBytes() throws IOException {

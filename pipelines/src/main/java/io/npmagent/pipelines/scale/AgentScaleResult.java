@@ -1,47 +1,104 @@
 package io.npmagent.pipelines.scale;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * One scenario on one backend in one mode, through the whole agent. Event → enforced is measured twice:
- * by packets ({@code p50/p99/max}: a probe policy flipped through the API, timed until a TCP connect
- * between two pods answers the new way) and by the agent's own histogram
- * ({@code npm_policy_apply_delay_seconds}: event received to in the kernel). {@code failure} is why the
- * run did not finish (the agent fell behind, or died), null when it did.
+ * One run of a scenario on one backend in one queue mode, through the whole agent. Event → enforced is
+ * measured twice: by packets ({@link #probes}: a probe policy flipped through the API, timed until a TCP
+ * connect between two pods answers the new way; every sample kept) and by the agent's own histogram
+ * ({@code npm_policy_apply_delay_seconds}: event received to in the kernel). {@code npm640TotalSeconds}:
+ * for npm640, its 640 policies from the first create to all in the kernel (NaN otherwise).
+ * {@code shortfall}: why there are fewer flips than asked, null when there are not. {@code failure}: why
+ * the run did not finish (the agent fell behind, or died), null when it did.
  */
-record AgentScaleResult(String scenario, String backend, boolean background, int pods, int policies, double firstApplySeconds,
-        double p50Seconds, double p99Seconds, double maxSeconds, double agentP50Seconds, double agentP99Seconds, double writeP99Seconds,
-        long heapBytes, long rssBytes, double cpuSeconds, int events, List<Double> probeSeconds, String failure, ClusterCost cluster) {
+record AgentScaleResult(String scenario, String backend, String mode, int run, int pods, int policies, double firstApplySeconds,
+        double npm640TotalSeconds, Latency probes, double agentP50Seconds, double agentP99Seconds, double writeP99Seconds,
+        double batchesPerSecond, double writesPerSecond, long heapBytes, long rssBytes, double cpuSeconds, int events, double eventSeconds,
+        String shortfall, String failure, ClusterCost cluster) {
 
     /** What making the scenario's cluster in the real API server took: seconds, objects, and kube-apiserver's and etcd's RSS after. */
     record ClusterCost(double seconds, long objects, long apiServerRss, long etcdRss) {}
+
+    /** Samples of event → enforced by packets, in seconds, in the order they were taken; percentiles by nearest rank. */
+    record Latency(List<Double> samples) {
+        static final Latency NONE = new Latency(List.of());
+
+        Latency {
+            samples = List.copyOf(samples);
+        }
+
+        int count() {
+            return samples.size();
+        }
+
+        double p50() {
+            return quantile(0.50);
+        }
+
+        double p90() {
+            return quantile(0.90);
+        }
+
+        double p99() {
+            return quantile(0.99);
+        }
+
+        double max() {
+            return quantile(1.0);
+        }
+
+        double quantile(double q) {
+            if (samples.isEmpty()) {
+                return Double.NaN;
+            }
+            List<Double> sorted = new ArrayList<>(samples);
+            sorted.sort(null);
+            return Npm640.percentile(sorted, q);
+        }
+
+        /** Every sample of several runs, for a figure over all of them. */
+        static Latency pooled(List<AgentScaleResult> runs) {
+            List<Double> all = new ArrayList<>();
+            runs.forEach(r -> all.addAll(r.probes().samples()));
+            return new Latency(all);
+        }
+    }
 
     Map<String, Object> json() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("scenario", scenario);
         m.put("backend", backend);
-        m.put("background", background);
+        m.put("mode", mode);
+        m.put("run", run);
         m.put("pods", pods);
         m.put("policies", policies);
         m.put("first_apply_seconds", number(firstApplySeconds));
-        m.put("p50_seconds", number(p50Seconds));
-        m.put("p99_seconds", number(p99Seconds));
-        m.put("max_seconds", number(maxSeconds));
+        m.put("npm640_total_seconds", number(npm640TotalSeconds));
+        m.put("probes", probes.count());
+        m.put("p50_seconds", number(probes.p50()));
+        m.put("p90_seconds", number(probes.p90()));
+        m.put("p99_seconds", number(probes.p99()));
+        m.put("max_seconds", number(probes.max()));
         m.put("agent_p50_seconds", number(agentP50Seconds));
         m.put("agent_p99_seconds", number(agentP99Seconds));
         m.put("write_p99_seconds", number(writeP99Seconds));
+        m.put("batches_per_second", number(batchesPerSecond));
+        m.put("writes_per_second", number(writesPerSecond));
         m.put("heap_bytes", heapBytes);
         m.put("rss_bytes", rssBytes);
         m.put("cpu_seconds", cpuSeconds);
         m.put("events", events);
-        m.put("probes", probeSeconds.size());
+        m.put("event_seconds", number(eventSeconds));
+        m.put("shortfall", shortfall);
         m.put("failure", failure);
         if (cluster != null) {
             m.put("cluster", Map.of("creation_seconds", cluster.seconds(), "objects", cluster.objects(),
                     "kube_apiserver_rss_bytes", cluster.apiServerRss(), "etcd_rss_bytes", cluster.etcdRss()));
         }
+        m.put("probe_seconds", probes.samples());
         return m;
     }
 
@@ -50,8 +107,8 @@ record AgentScaleResult(String scenario, String backend, boolean background, int
         return Double.isNaN(v) ? null : v;
     }
 
-    static AgentScaleResult failed(ScaleScenario s, String backend, boolean background, double firstApply, String why) {
-        return new AgentScaleResult(s.name(), backend, background, s.pods(), s.policies(), firstApply, Double.NaN, Double.NaN, Double.NaN,
-                Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, 0, List.of(), why, null);
+    static AgentScaleResult failed(ScaleScenario s, String backend, QueueMode mode, int run, double firstApply, String why) {
+        return new AgentScaleResult(s.name(), backend, mode.label(), run, s.pods(), s.policies(), firstApply, Double.NaN, Latency.NONE, Double.NaN,
+                Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, 0, Double.NaN, null, why, null);
     }
 }

@@ -2,16 +2,15 @@ package io.npmagent.pipelines.scale;
 
 import com.google.gson.JsonObject;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.npmagent.pipelines.bench.BenchApiServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,12 +20,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One scenario on one backend, background batching on or off, through the whole agent: the cluster in
- * a real control plane (etcd, kube-apiserver, kube-controller-manager) holding the cluster, {@code npm-agent run} as a process of its own against it, enforcing on a
- * node of network namespaces. Phases, each announced on {@code out}: the cluster, the node, the agent's
- * boot until /readyz (the first full apply), the events (churn, edits and probe flips at their rates, the
- * agent watched every second), convergence, and the readings (histograms, heap after a full collection,
- * RSS, CPU).
+ * One run of a scenario on one backend in one queue mode, through the whole agent: {@code npm-agent run}
+ * as a process of its own against the scenario's {@link LiveCluster} (a real control plane: etcd,
+ * kube-apiserver, kube-controller-manager), enforcing on a node of network namespaces made for this run.
+ * Phases, each announced on {@code out}: the node, the agent's boot until /readyz (the first full apply),
+ * for npm640 the creation of its 640 policies (timed until all are in the kernel), the events (churn,
+ * edits and probe flips, the agent watched every second), convergence, and the readings (histograms,
+ * heap after a full collection and its class histogram, RSS, CPU).
+ *
+ * <p>The event phase lasts the scenario's time and at least until {@code minFlips} probe flips are
+ * timed, so a p99 is the 99th of at least that many samples; if that takes longer than
+ * {@link #FLIPS_LIMIT}, the run stops short and the result says how many flips it got.
  *
  * <p>The agent falls behind when its queues keep growing: more than {@link #BEHIND_PENDING} policy
  * changes waiting for the backend, or {@link #BEHIND_EVENTS} informer events waiting for the compiler,
@@ -40,42 +44,46 @@ final class AgentScaleRun {
     private static final Duration BOOT_LIMIT = Duration.ofMinutes(10);
     private static final Duration CONVERGE_LIMIT = Duration.ofMinutes(2);
     private static final Duration FLIP_LIMIT = Duration.ofSeconds(30);
+    static final Duration FLIPS_LIMIT = Duration.ofMinutes(10);
 
+    private final LiveCluster cluster;
     private final ScaleScenario s;
     private final String backend;
-    private final boolean background;
+    private final QueueMode mode;
+    private final int run;
+    private final int minFlips;
     private final PrintStream out;
     private final Path dir;
     private final Path logs;
-    private AgentScaleResult.ClusterCost creation;
 
-    /** @param logs where the agent's log and GC log are kept */
-    AgentScaleRun(ScaleScenario s, String backend, boolean background, PrintStream out, Path logs) throws IOException {
-        this.logs = logs;
-        this.s = s;
+    /**
+     * @param run      which repeat this is (1, 2, ...)
+     * @param minFlips probe flips to time at least
+     * @param logs     where the agent's log, GC log and class histogram are kept
+     */
+    AgentScaleRun(LiveCluster cluster, String backend, QueueMode mode, int run, int minFlips, PrintStream out, Path logs) throws IOException {
+        this.cluster = cluster;
+        this.s = cluster.scenario;
         this.backend = backend;
-        this.background = background;
+        this.mode = mode;
+        this.run = run;
+        this.minFlips = minFlips;
         this.out = out;
-        this.dir = Files.createTempDirectory("npm-scale-");
+        this.logs = logs;
+        this.dir = Files.createTempDirectory("npm-scale-run-");
     }
 
     AgentScaleResult run() throws Exception {
-        String tag = String.format(Locale.ROOT, "[%s %s %s]", s.name(), backend, background ? "background" : "foreground");
+        String tag = String.format(Locale.ROOT, "[%s %s %s #%d]", s.name(), backend, mode.label(), run);
         String name = "sc" + ProcessHandle.current().pid() % 100000;
-        try (BenchApiServer api = BenchApiServer.start(dir.resolve("cluster"))) {
-            progress(tag, "cluster: %,d pods (%,d on this node), %,d policies, created through kube-apiserver %s", s.pods(), s.localPods(),
-                    s.policies(), api.controlPlane().version());
-            long c0 = System.nanoTime();
-            List<String> local = ScaleCluster.preload(api, s);
-            creation = new AgentScaleResult.ClusterCost((System.nanoTime() - c0) / 1e9, api.created(), api.rss("kube-apiserver"), api.rss("etcd"));
-            progress(tag, "created %,d objects in %.1f s; kube-apiserver RSS %d MiB, etcd RSS %d MiB", creation.objects(), creation.seconds(),
-                    creation.apiServerRss() >> 20, creation.etcdRss() >> 20);
-            progress(tag, "node: %d pod interfaces and two probe pods", local.size());
-            try (ScaleNode node = new ScaleNode(name, local, ScaleCluster.CLIENT_IP, ScaleCluster.SERVER_IP)) {
+        try {
+            cluster.reset();
+            progress(tag, "node: %d pod interfaces and two probe pods", cluster.localPods.size());
+            try (ScaleNode node = new ScaleNode(name, cluster.localPods, ScaleCluster.CLIENT_IP, ScaleCluster.SERVER_IP)) {
                 long t0 = System.nanoTime();
-                String logName = "agent-" + s.name() + "-" + backend + (background ? "-background" : "-foreground");
-                try (AgentProcess agent = new AgentProcess(dir, logs, logName, api.agentKubeconfig(), ScaleCluster.NODE, node.netns(), node.bpffs(),
-                        backend, background, AgentProcess.daemonSetJvm(s.pods()))) {
+                String logName = "agent-" + s.name() + "-" + backend + "-" + mode.label() + "-" + run;
+                try (AgentProcess agent = new AgentProcess(dir, logs, logName, cluster.api.agentKubeconfig(), ScaleCluster.NODE, node.netns(),
+                        node.bpffs(), backend, mode.settings, AgentProcess.daemonSetJvm(s.pods()))) {
                     progress(tag, "boot: the agent lists the cluster and applies it whole");
                     agent.await(agent::ready, BOOT_LIMIT, "/readyz");
                     double firstApply = (System.nanoTime() - t0) / 1e9;
@@ -83,7 +91,8 @@ final class AgentScaleRun {
                     agent.await(() -> node.connects(ScaleCluster.SERVER_IP, Duration.ofMillis(200)), Duration.ofSeconds(30),
                             "the probe policy to admit the client");
                     try {
-                        return events(tag, api, node, agent, firstApply);
+                        double total = s.npm640() ? createNpm640(tag, agent) : Double.NaN;
+                        return events(tag, node, agent, firstApply, total);
                     } catch (FellBehind e) {
                         throw e.after(firstApply);
                     }
@@ -94,20 +103,42 @@ final class AgentScaleRun {
         }
     }
 
-    private AgentScaleResult events(String tag, BenchApiServer api, ScaleNode node, AgentProcess agent, double firstApply)
+    /**
+     * NPM's measurement: its 640 policies created through the API while the agent runs (16 requests at a
+     * time), timed from the first create until the agent has every one in the kernel and nothing waits.
+     */
+    private double createNpm640(String tag, AgentProcess agent) throws InterruptedException {
+        double before = policiesInKernel(agent);
+        progress(tag, "npm640: creating %d policies through the API (%,.0f in the kernel now)", s.policies(), before);
+        long t0 = System.nanoTime();
+        ScaleCluster.npm640Policies(s).forEach(cluster.api::create);
+        cluster.api.flush();
+        double created = (System.nanoTime() - t0) / 1e9;
+        agent.await(() -> policiesInKernel(agent) >= before + s.policies() && converged(agent), CONVERGE_LIMIT,
+                "the agent to apply npm640's policies");
+        double total = (System.nanoTime() - t0) / 1e9;
+        progress(tag, "npm640: all %d in the kernel %.3f s after the first create (the API took %.3f s to create them)", s.policies(), total,
+                created);
+        return total;
+    }
+
+    private static double policiesInKernel(AgentProcess agent) {
+        return PromText.total(agent.metrics(), "npm_num_policies");
+    }
+
+    private AgentScaleResult events(String tag, ScaleNode node, AgentProcess agent, double firstApply, double npm640Total)
             throws Exception {
-        KubernetesClient kube = api.admin();
+        KubernetesClient kube = cluster.api.admin();
         String before = agent.metrics();
         double cpuBefore = agent.cpuSeconds();
-        progress(tag, "events: %d s of %.0f pod creates and deletes/s, %.0f policy edits/s, a probe flip/s", s.events().toSeconds(),
-                s.podChurnPerSecond(), s.policyEditsPerSecond());
+        progress(tag, "events: %d s (and at least %d probe flips) of %.0f pod creates and deletes/s, %.0f policy edits/s", s.events().toSeconds(),
+                minFlips, s.podChurnPerSecond(), s.policyEditsPerSecond());
         AtomicInteger writes = new AtomicInteger();
         AtomicReference<Throwable> writeFailure = new AtomicReference<>();
         ScheduledExecutorService writers = Executors.newScheduledThreadPool(3);
         if (s.policyEditsPerSecond() > 0) {
-            AtomicInteger edit = new AtomicInteger();
             writers.scheduleAtFixedRate(guard(writeFailure, () -> {
-                int n = edit.getAndIncrement();
+                int n = cluster.edits.getAndIncrement();
                 kube.resource(ScaleCluster.edited(s, n % s.policies(), 1 + n / s.policies())).update();
                 writes.incrementAndGet();
             }), 0, (long) (1e6 / s.policyEditsPerSecond()), TimeUnit.MICROSECONDS);
@@ -116,10 +147,9 @@ final class AgentScaleRun {
         // and a delete in milliseconds each, and one thread would fall short of the scenario's rate.
         ExecutorService churners = Executors.newFixedThreadPool(8);
         if (s.podChurnPerSecond() > 0) {
-            AtomicInteger created = new AtomicInteger();
             writers.scheduleAtFixedRate(() -> churners.submit(guard(writeFailure, () -> {
-                int n = created.getAndIncrement();
-                api.createPod(ScaleCluster.churnPod(s, n));
+                int n = cluster.churned.getAndIncrement();
+                cluster.api.createPod(ScaleCluster.churnPod(s, n));
                 if (n >= 100) { // a steady state of 100 churned pods: each create is followed by a delete
                     // grace 0: the pods' nodes do not exist, so no kubelet would confirm a graceful delete
                     kube.resource(ScaleCluster.churnPod(s, n - 100)).withGracePeriod(0).delete();
@@ -129,12 +159,16 @@ final class AgentScaleRun {
             })), 0, (long) (1e6 / s.podChurnPerSecond()), TimeUnit.MICROSECONDS);
         }
         List<Double> probes = new ArrayList<>();
-        long end = System.nanoTime() + s.events().toNanos();
+        long t0 = System.nanoTime();
+        long end = t0 + s.events().toNanos();
+        long limit = t0 + Math.max(s.events().toNanos(), FLIPS_LIMIT.toNanos());
+        // Flips come at random gaps, so they fall at every phase of a fixed-interval queue's timer.
+        Random gaps = new Random(run);
         int behind = 0;
         long nextWatch = System.nanoTime();
         boolean open = true;
         try {
-            while (System.nanoTime() < end) {
+            while ((System.nanoTime() < end || probes.size() < minFlips) && System.nanoTime() < limit) {
                 open = !open;
                 probes.add(flip(kube, node, agent, open));
                 if (writeFailure.get() != null) {
@@ -150,7 +184,7 @@ final class AgentScaleRun {
                                 pending, backlog, behind));
                     }
                 }
-                Thread.sleep(Math.max(0, 1000 - (long) (probes.get(probes.size() - 1) * 1000)));
+                Thread.sleep(100 + gaps.nextInt(201));
             }
         } finally {
             writers.shutdownNow();
@@ -158,23 +192,28 @@ final class AgentScaleRun {
             churners.shutdownNow();
             churners.awaitTermination(30, TimeUnit.SECONDS);
         }
-        progress(tag, "converging after %,d API writes and %d probe flips", writes.get(), probes.size());
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        String shortfall = probes.size() >= minFlips ? null : String.format(Locale.ROOT,
+                "%d flips, not %d: the event phase stops after %d s", probes.size(), minFlips, FLIPS_LIMIT.toSeconds());
+        progress(tag, "converging after %,d API writes and %d probe flips in %.0f s", writes.get(), probes.size(), seconds);
         agent.await(() -> converged(agent), CONVERGE_LIMIT, "the agent to apply every change");
         String after = agent.metrics();
         double cpu = agent.cpuSeconds() - cpuBefore;
         long heap = agent.heapAfterGc();
         long rss = agent.rssBytes();
+        agent.classHistogram(logs.resolve("agent-" + s.name() + "-" + backend + "-" + mode.label() + "-" + run + ".histo.txt"));
         TreeMap<Double, Double> delay = PromText.growth(PromText.buckets(before, "npm_policy_apply_delay_seconds"),
                 PromText.buckets(after, "npm_policy_apply_delay_seconds"));
         TreeMap<Double, Double> write = PromText.growth(PromText.buckets(before, writeHistogram()), PromText.buckets(after, writeHistogram()));
-        List<Double> sorted = new ArrayList<>(probes);
-        Collections.sort(sorted);
-        AgentScaleResult r = new AgentScaleResult(s.name(), backend, background, s.pods(), s.policies(), firstApply,
-                Npm640.percentile(sorted, 0.50), Npm640.percentile(sorted, 0.99), sorted.get(sorted.size() - 1),
-                PromText.quantile(delay, 0.50), PromText.quantile(delay, 0.99), PromText.quantile(write, 0.99), heap, rss, cpu,
-                writes.get() + probes.size(), probes, null, creation);
-        progress(tag, "done: probe p50 %.3f s, p99 %.3f s, max %.3f s; agent p99 %.3f s; heap %d MiB, RSS %d MiB, %.1f CPU s",
-                r.p50Seconds(), r.p99Seconds(), r.maxSeconds(), r.agentP99Seconds(), heap >> 20, rss >> 20, cpu);
+        double batches = PromText.total(after, "npm_apply_latency_seconds_count") - PromText.total(before, "npm_apply_latency_seconds_count");
+        double backendWrites = PromText.total(after, writeHistogram() + "_count") - PromText.total(before, writeHistogram() + "_count");
+        AgentScaleResult r = new AgentScaleResult(s.name(), backend, mode.label(), run, s.pods(), s.policies(), firstApply, npm640Total,
+                new AgentScaleResult.Latency(probes), PromText.quantile(delay, 0.50), PromText.quantile(delay, 0.99), PromText.quantile(write, 0.99),
+                batches / seconds, backendWrites / seconds, heap, rss, cpu, writes.get() + probes.size(), seconds, shortfall, null, cluster.creation);
+        AgentScaleResult.Latency l = r.probes();
+        progress(tag, "done: %d flips, probe p50 %.3f s, p90 %.3f s, p99 %.3f s, max %.3f s; agent p99 %.3f s; %.1f batches/s, %.1f writes/s; "
+                + "heap %d MiB, RSS %d MiB, %.1f CPU s%s", l.count(), l.p50(), l.p90(), l.p99(), l.max(), r.agentP99Seconds(), r.batchesPerSecond(),
+                r.writesPerSecond(), heap >> 20, rss >> 20, cpu, shortfall == null ? "" : "; " + shortfall);
         return r;
     }
 
@@ -240,6 +279,9 @@ final class AgentScaleRun {
     }
 
     private void deleteDir() throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
         try (var files = Files.walk(dir)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

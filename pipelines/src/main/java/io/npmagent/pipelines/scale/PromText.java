@@ -32,6 +32,11 @@ final class PromText {
         return out;
     }
 
+    /** Every sample of {@code name} summed over its labels (0 when there is none). */
+    static double total(String text, String name) {
+        return samples(text, name).values().stream().mapToDouble(Double::doubleValue).sum();
+    }
+
     /** A histogram's buckets summed over its other labels: upper bound → cumulative count. */
     static TreeMap<Double, Double> buckets(String text, String histogram) {
         TreeMap<Double, Double> out = new TreeMap<>();

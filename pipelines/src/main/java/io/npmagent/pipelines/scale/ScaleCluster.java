@@ -25,6 +25,8 @@ final class ScaleCluster {
     static final String NODE = BenchCluster.NODE;
     static final String CLIENT_IP = "10.200.0.1";
     static final String SERVER_IP = "10.200.0.2";
+    /** Where npm640's pods and policies live. */
+    static final String NPM640_NAMESPACE = "bench";
 
     private ScaleCluster() {}
 
@@ -32,14 +34,12 @@ final class ScaleCluster {
     static List<String> preload(BenchApiServer api, ScaleScenario s) {
         List<String> local = new ArrayList<>();
         if (s.npm640()) {
-            api.create(namespace("bench"));
+            // The policies are not made here: each run creates them while the agent runs (npm640Policies).
+            api.create(namespace(NPM640_NAMESPACE));
             for (int k = 0; k < s.pods(); k++) {
                 String ip = localIp(k);
                 local.add(ip);
-                api.create(pod("bench", "svc-" + (k / 2) + "-" + (k % 2), Map.of("app", "svc-" + (k / 2)), NODE, ip, 80));
-            }
-            for (int i = 0; i < s.policies(); i++) {
-                api.create(npm640Policy(i, s.policies(), 80));
+                api.create(pod(NPM640_NAMESPACE, "svc-" + (k / 2) + "-" + (k % 2), Map.of("app", "svc-" + (k / 2)), NODE, ip, 80));
             }
         } else {
             int namespaces = BenchCluster.namespaces(s.pods());
@@ -71,6 +71,15 @@ final class ScaleCluster {
         return local;
     }
 
+    /** NPM's 640 policies (one per service, admitting the next service's pods on port 80), as a run creates them. */
+    static List<NetworkPolicy> npm640Policies(ScaleScenario s) {
+        List<NetworkPolicy> policies = new ArrayList<>();
+        for (int i = 0; i < s.policies(); i++) {
+            policies.add(npm640Policy(i, s.policies(), 80));
+        }
+        return policies;
+    }
+
     /** The probe policy admitting the client ({@code open}) or no one. */
     static NetworkPolicy probePolicy(boolean open) {
         return new NetworkPolicyBuilder().withNewMetadata().withNamespace("probe").withName("probe").endMetadata()
@@ -98,7 +107,7 @@ final class ScaleCluster {
     }
 
     private static NetworkPolicy npm640Policy(int i, int services, int port) {
-        return new NetworkPolicyBuilder().withNewMetadata().withNamespace("bench").withName("svc-" + i).endMetadata()
+        return new NetworkPolicyBuilder().withNewMetadata().withNamespace(NPM640_NAMESPACE).withName("svc-" + i).endMetadata()
                 .withNewSpec().withNewPodSelector().addToMatchLabels("app", "svc-" + i).endPodSelector()
                 .addNewIngress().withFrom(new NetworkPolicyPeerBuilder().withNewPodSelector()
                         .addToMatchLabels("app", "svc-" + ((i + 1) % services)).endPodSelector().build())

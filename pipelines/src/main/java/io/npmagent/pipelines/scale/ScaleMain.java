@@ -16,8 +16,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code pipelines/scale}: runs a scenario on every available backend, background batching on and off,
- * side by side. {@code npm640}, {@code large} and {@code churn} drive the whole agent (informers,
+ * {@code pipelines/scale}: runs a scenario on every available backend, in each queue mode (adaptive,
+ * NPM's fixed interval, foreground), repeated, side by side. {@code npm640}, {@code large} and {@code churn} drive the whole agent (informers,
  * compiler, queue, backend, kernel) through a real kube-apiserver and write a report;
  * {@code npm640-dataplane} drives the dataplane alone, as issue #5 measured it.
  */
@@ -38,9 +38,16 @@ public final class ScaleMain implements Callable<Integer> {
             description = "Where the report goes: scale.json, scale.md and the charts (default: ${DEFAULT-VALUE}).")
     Path out;
 
-    @Option(names = "--mode", split = ",", defaultValue = "background,foreground", paramLabel = "MODE,...",
-            description = "NetPolInBackground on (background), off (foreground), or both (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--mode", split = ",", defaultValue = "adaptive,interval", paramLabel = "MODE,...",
+            description = "Queue modes, side by side: adaptive (NetPolAdaptiveBatching, the default), interval (NPM's fixed-interval "
+                    + "queue), foreground (NetPolInBackground off) (default: ${DEFAULT-VALUE}).")
     List<String> modes;
+
+    @Option(names = "--runs", description = "Runs of each scenario, backend and mode, on the same cluster; the spread is printed (default 3; 1 with --short).")
+    Integer runs;
+
+    @Option(names = "--flips", description = "Probe flips each run times at least (default 300; 20 with --short).")
+    Integer flips;
 
     @Option(names = "--services", description = "Services in the npm640 scenario (default 640).")
     int services = 640;
@@ -72,36 +79,50 @@ public final class ScaleMain implements Callable<Integer> {
             System.err.println("scale: " + e.getMessage());
             return 2;
         }
+        List<QueueMode> chosenModes;
+        try {
+            chosenModes = modes.stream().map(QueueMode::of).toList();
+        } catch (IllegalArgumentException e) {
+            System.err.println("scale: " + e.getMessage());
+            return 2;
+        }
+        int runCount = runs != null ? runs : quick ? 1 : 3;
+        int minFlips = flips != null ? flips : quick ? 20 : 300;
         String scenario = String.join(",", scenarios);
         List<String> chosen = backends != null ? backends : List.of("bpf", "nft", "iptables-nft", "iptables-legacy");
         String command = "pipelines/scale --scenario " + scenario + (quick ? " --short" : "")
                 + (backends == null ? "" : backends.stream().map(b -> " --backend " + b).reduce("", String::concat))
-                + " --mode " + String.join(",", modes);
+                + " --mode " + String.join(",", modes) + " --runs " + runCount + " --flips " + minFlips;
         PrintStream stdout = System.out;
         stdout.println("# reproduce: " + command);
-        stdout.printf(Locale.ROOT, "# %d cores, kernel %s; the agent is npm-agent run in a JVM of its own with the DaemonSet's heap and collector for the cluster's size (serial, 256 MiB up to 30,000 pods; G1, 768 MiB beyond), the API server upstream's kube-apiserver (the cluster created through it)%n",
+        stdout.printf(Locale.ROOT, "# %d cores, kernel %s; the agent is npm-agent run in a JVM of its own with the DaemonSet's heap and collector for the cluster's size (serial, 256 MiB up to 30,000 pods; G1, 768 MiB beyond), the API server upstream's kube-apiserver (each scenario's cluster created through it once, shared by its runs)%n",
                 Runtime.getRuntime().availableProcessors(), System.getProperty("os.version"));
         List<AgentScaleResult> results = new ArrayList<>();
         for (ScaleScenario chosenScenario : chosenScenarios) {
-        for (String backend : chosen) {
-            if (!Backends.supported(backend, ProcessRunner.host())) {
-                stdout.println("# " + backend + ": tools or kernel features missing, skipped");
+            List<String> usable = chosen.stream().filter(b -> Backends.supported(b, ProcessRunner.host())).toList();
+            chosen.stream().filter(b -> !usable.contains(b)).forEach(b -> stdout.println("# " + b + ": tools or kernel features missing, skipped"));
+            if (usable.isEmpty()) {
                 continue;
             }
-            for (String mode : modes) {
-                boolean background = mode.equals("background");
-                if (!background && !mode.equals("foreground")) {
-                    System.err.println("scale: --mode takes background and foreground, not " + mode);
-                    return 2;
-                }
-                try {
-                    results.add(new AgentScaleRun(chosenScenario, backend, background, stdout, out.resolve("logs")).run());
-                } catch (AgentScaleRun.FellBehind e) {
-                    stdout.println("# FAILED " + chosenScenario.name() + " " + backend + " " + mode + ": " + e.getMessage());
-                    results.add(AgentScaleResult.failed(chosenScenario, backend, background, e.firstApplySeconds, e.getMessage()));
+            stdout.printf(Locale.ROOT, "[%s] cluster: %,d pods (%,d on this node), %,d policies, created through kube-apiserver%n", chosenScenario.name(),
+                    chosenScenario.pods(), chosenScenario.localPods(), chosenScenario.policies());
+            try (LiveCluster cluster = LiveCluster.create(chosenScenario)) {
+                stdout.printf(Locale.ROOT, "[%s] created %,d objects in %.1f s; kube-apiserver RSS %d MiB, etcd RSS %d MiB%n", chosenScenario.name(),
+                        cluster.creation.objects(), cluster.creation.seconds(), cluster.creation.apiServerRss() >> 20, cluster.creation.etcdRss() >> 20);
+                for (String backend : usable) {
+                    // Modes take turns within each repeat, so each sees the cluster and the machine as the others do.
+                    for (int run = 1; run <= runCount; run++) {
+                        for (QueueMode mode : chosenModes) {
+                            try {
+                                results.add(new AgentScaleRun(cluster, backend, mode, run, minFlips, stdout, out.resolve("logs")).run());
+                            } catch (AgentScaleRun.FellBehind e) {
+                                stdout.println("# FAILED " + chosenScenario.name() + " " + backend + " " + mode.label() + " #" + run + ": " + e.getMessage());
+                                results.add(AgentScaleResult.failed(chosenScenario, backend, mode, run, e.firstApplySeconds, e.getMessage()));
+                            }
+                        }
+                    }
                 }
             }
-        }
         }
         stdout.println();
         stdout.print(ScaleReport.markdown(results));

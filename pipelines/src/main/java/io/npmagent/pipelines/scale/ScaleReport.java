@@ -24,8 +24,8 @@ import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
 /**
- * The scale run's report, in one folder: {@code scale.json} (the issue's fields and the agent's own
- * figures), {@code scale.md} (the table), {@code latency-vs-scale.png} (p99 event → enforced by packets
+ * The scale run's report, in one folder: {@code scale.json} (the issue's fields, the agent's own
+ * figures and every probe sample), {@code scale.md} (a row per run, then each mode's runs side by side), {@code latency-vs-scale.png} (p99 event → enforced by packets
  * against the pods in the cluster, per backend and mode) and {@code latency-distribution-SCENARIO.png}
  * (each run's probe latencies, as a cumulative distribution).
  */
@@ -51,20 +51,60 @@ final class ScaleReport {
         return written;
     }
 
+    /** The runs, one row each, then the side-by-side summary: per scenario, backend and queue mode, the spread over repeats. */
     static String markdown(List<AgentScaleResult> results) {
         StringBuilder t = new StringBuilder();
-        t.append("| scenario | backend | background | pods | policies | first apply s | p50 s | p99 s | max s | agent p50 s | agent p99 s "
-                + "| write p99 s | heap MiB | RSS MiB | CPU s | events | result |\n");
-        t.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        t.append("| scenario | backend | queue | run | pods | policies | first apply s | npm640 total s | flips | p50 s | p90 s | p99 s | max s "
+                + "| agent p50 s | agent p99 s | write p99 s | batches/s | writes/s | heap MiB | RSS MiB | CPU s | events | result |\n");
+        t.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (AgentScaleResult r : results) {
-            t.append(String.format(Locale.ROOT, "| %s | %s | %s | %,d | %,d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |%n",
-                    r.scenario(), r.backend(), r.background() ? "on" : "off", r.pods(), r.policies(), f(r.firstApplySeconds(), 2),
-                    f(r.p50Seconds(), 3), f(r.p99Seconds(), 3), f(r.maxSeconds(), 3), f(r.agentP50Seconds(), 3), f(r.agentP99Seconds(), 3),
-                    f(r.writeP99Seconds(), 3), r.heapBytes() == 0 ? "-" : Long.toString(r.heapBytes() >> 20),
-                    r.rssBytes() == 0 ? "-" : Long.toString(r.rssBytes() >> 20), f(r.cpuSeconds(), 1), r.events(),
-                    r.failure() == null ? "ok" : "**" + r.failure().lines().findFirst().orElse("failed") + "**"));
+            AgentScaleResult.Latency l = r.probes();
+            String result = r.failure() != null ? "**" + r.failure().lines().findFirst().orElse("failed") + "**"
+                    : r.shortfall() != null ? "ok, " + r.shortfall() : "ok";
+            t.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %,d | %,d | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |%n",
+                    r.scenario(), r.backend(), r.mode(), r.run(), r.pods(), r.policies(), f(r.firstApplySeconds(), 2), f(r.npm640TotalSeconds(), 3),
+                    l.count(), f(l.p50(), 3), f(l.p90(), 3), f(l.p99(), 3), f(l.max(), 3), f(r.agentP50Seconds(), 3), f(r.agentP99Seconds(), 3),
+                    f(r.writeP99Seconds(), 3), f(r.batchesPerSecond(), 1), f(r.writesPerSecond(), 1),
+                    r.heapBytes() == 0 ? "-" : Long.toString(r.heapBytes() >> 20), r.rssBytes() == 0 ? "-" : Long.toString(r.rssBytes() >> 20),
+                    f(r.cpuSeconds(), 1), r.events(), result));
+        }
+        t.append("\n").append(summary(results));
+        return t.toString();
+    }
+
+    /**
+     * Side by side: for each scenario and backend, each queue mode's runs: the p99 of each run, their
+     * spread (lowest to highest), the p50 and p99 over every flip of every run, and the medians of the
+     * rest. A mode with a failed run says so.
+     */
+    static String summary(List<AgentScaleResult> results) {
+        Map<String, List<AgentScaleResult>> groups = new LinkedHashMap<>();
+        results.forEach(r -> groups.computeIfAbsent(r.scenario() + "\u0000" + r.backend() + "\u0000" + r.mode(), k -> new ArrayList<>()).add(r));
+        StringBuilder t = new StringBuilder();
+        t.append("| scenario | backend | queue | runs | flips | p99 s of each run | p99 spread s | p50 s, all flips | p99 s, all flips "
+                + "| npm640 total s (median) | batches/s (median) | writes/s (median) | heap MiB (max) | failed runs |\n");
+        t.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (List<AgentScaleResult> g : groups.values()) {
+            AgentScaleResult first = g.get(0);
+            List<AgentScaleResult> ok = g.stream().filter(r -> r.failure() == null).toList();
+            AgentScaleResult.Latency all = AgentScaleResult.Latency.pooled(ok);
+            List<Double> p99s = ok.stream().map(r -> r.probes().p99()).toList();
+            double low = p99s.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+            double high = p99s.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+            t.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d |%n",
+                    first.scenario(), first.backend(), first.mode(), g.size(), all.count(),
+                    String.join(", ", p99s.stream().map(v -> f(v, 3)).toList()), ok.isEmpty() ? "-" : f(low, 3) + "-" + f(high, 3),
+                    f(all.p50(), 3), f(all.p99(), 3), f(median(ok, AgentScaleResult::npm640TotalSeconds), 3),
+                    f(median(ok, AgentScaleResult::batchesPerSecond), 1), f(median(ok, AgentScaleResult::writesPerSecond), 1),
+                    ok.isEmpty() ? "-" : Long.toString(ok.stream().mapToLong(AgentScaleResult::heapBytes).max().orElse(0) >> 20),
+                    g.size() - ok.size()));
         }
         return t.toString();
+    }
+
+    private static double median(List<AgentScaleResult> runs, java.util.function.ToDoubleFunction<AgentScaleResult> figure) {
+        double[] v = runs.stream().mapToDouble(figure).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        return v.length == 0 ? Double.NaN : v[(v.length - 1) / 2];
     }
 
     private static String f(double v, int digits) {
@@ -77,8 +117,8 @@ final class ScaleReport {
             if (r.failure() != null) {
                 continue;
             }
-            String key = r.backend() + (r.background() ? " (background)" : " (foreground)");
-            series.computeIfAbsent(key, k -> new XYSeries(k, true, true)).add(r.pods(), r.p99Seconds() * 1000);
+            String key = r.backend() + " (" + r.mode() + ")";
+            series.computeIfAbsent(key, k -> new XYSeries(k, true, true)).add(r.pods(), r.probes().p99() * 1000);
         }
         XYSeriesCollection data = new XYSeriesCollection();
         series.values().forEach(data::addSeries);
@@ -100,12 +140,12 @@ final class ScaleReport {
     private static Path distribution(Path dir, String scenario, List<AgentScaleResult> results) throws IOException {
         XYSeriesCollection data = new XYSeriesCollection();
         for (AgentScaleResult r : results) {
-            if (r.probeSeconds().isEmpty()) {
+            if (r.probes().count() == 0) {
                 continue;
             }
-            List<Double> sorted = new ArrayList<>(r.probeSeconds());
+            List<Double> sorted = new ArrayList<>(r.probes().samples());
             sorted.sort(null);
-            XYSeries s = new XYSeries(r.backend() + (r.background() ? " (background)" : " (foreground)"), true, true);
+            XYSeries s = new XYSeries(r.backend() + " (" + r.mode() + ") #" + r.run(), true, true);
             for (int i = 0; i < sorted.size(); i++) {
                 s.add(sorted.get(i) * 1000, 100.0 * (i + 1) / sorted.size());
             }

@@ -16,8 +16,8 @@ import picocli.CommandLine;
 
 /**
  * The scale pipeline's short mode, as CI runs it, so it cannot rot: the churn scenario through the whole
- * agent (a real API server, npm-agent run, a node of namespaces) on the eBPF backend with background
- * batching, and the large one on nft in the background. Every run boots, keeps up, converges and has
+ * agent (a real API server, npm-agent run, a node of namespaces) on the eBPF backend with adaptive
+ * batching, and the large one on nft, adaptive and fixed-interval on one cluster. Every run boots, keeps up, converges and has
  * every probe flip enforced with packets; the report has the issue's fields and charts that are real
  * images. About a minute and a half.
  */
@@ -29,7 +29,7 @@ class ScaleAgentSmokeKernelTest {
     void theChurnScenarioRunsShortOnBpfAndNftAndWritesItsReport() throws Exception {
         KernelTestSupport.require("ip", "nft", "mount", "umount");
         Path report = tmp.resolve("report");
-        int bpf = new CommandLine(new ScaleMain()).execute("--scenario", "churn", "--short", "--backend", "bpf", "--mode", "background",
+        int bpf = new CommandLine(new ScaleMain()).execute("--scenario", "churn", "--short", "--backend", "bpf", "--mode", "adaptive",
                 "--out", report.toString());
         assertThat(bpf).as("bpf, background").isZero();
         JsonArray results = JsonParser.parseString(Files.readString(report.resolve("scale.json"))).getAsJsonObject().getAsJsonArray("results");
@@ -40,7 +40,9 @@ class ScaleAgentSmokeKernelTest {
             assertThat(r.get("first_apply_seconds").getAsDouble()).isPositive();
             assertThat(r.get("p50_seconds").getAsDouble()).isPositive().isLessThanOrEqualTo(r.get("p99_seconds").getAsDouble());
             assertThat(r.get("p99_seconds").getAsDouble()).isLessThanOrEqualTo(r.get("max_seconds").getAsDouble());
-            assertThat(r.get("probes").getAsInt()).isGreaterThanOrEqualTo(5);
+            assertThat(r.get("probes").getAsInt()).as("--short times at least 20 flips").isGreaterThanOrEqualTo(20);
+            assertThat(r.getAsJsonArray("probe_seconds")).hasSize(r.get("probes").getAsInt());
+            assertThat(r.get("batches_per_second").getAsDouble()).isPositive();
             assertThat(r.get("events").getAsInt()).as("churn and edits written").isGreaterThan(400);
             assertThat(r.get("heap_bytes").getAsLong()).isPositive();
             assertThat(r.get("rss_bytes").getAsLong()).isPositive();
@@ -52,12 +54,12 @@ class ScaleAgentSmokeKernelTest {
             assertThat(image).as(png).isNotNull();
             assertThat(image.getWidth()).isEqualTo(1000);
         }
-        assertThat(Files.readString(report.resolve("scale.md"))).contains("| churn | bpf | on |");
+        assertThat(Files.readString(report.resolve("scale.md"))).contains("| churn | bpf | adaptive | 1 |");
 
         Path nftReport = tmp.resolve("nft");
-        int nft = new CommandLine(new ScaleMain()).execute("--scenario", "large", "--short", "--backend", "nft", "--mode", "background",
+        int nft = new CommandLine(new ScaleMain()).execute("--scenario", "large", "--short", "--backend", "nft", "--mode", "adaptive,interval",
                 "--out", nftReport.toString());
         assertThat(nft).as("nft, background").isZero();
-        assertThat(Files.readString(nftReport.resolve("scale.md"))).contains("| large | nft | on |");
+        assertThat(Files.readString(nftReport.resolve("scale.md"))).contains("| large | nft | adaptive | 1 |").contains("| large | nft | interval | 1 |");
     }
 }
