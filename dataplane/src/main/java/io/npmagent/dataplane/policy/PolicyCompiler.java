@@ -76,7 +76,7 @@ public final class PolicyCompiler {
             (a, b) -> a.toString().compareTo(b.toString()));
 
     // Derived indexes.
-    private final Map<IpAddress, SortedSet<PodKey>> claimants = new HashMap<>();
+    private final AddressClaims claimants = new AddressClaims();
     private final Map<PodKey, Set<IpAddress>> claims = new HashMap<>();
     private final Map<PodKey, List<IpAddress>> ownedAddresses = new HashMap<>();
     private final Map<PodKey, IdentityId> podIdentity = new HashMap<>();
@@ -242,28 +242,24 @@ public final class PolicyCompiler {
         affected.add(key);
         for (IpAddress ip : before) {
             if (!now.contains(ip)) {
-                SortedSet<PodKey> c = claimants.get(ip);
-                c.remove(key);
-                if (c.isEmpty()) {
-                    claimants.remove(ip);
-                } else {
-                    affected.add(c.first());
+                PodKey owner = claimants.remove(ip, key);
+                if (owner != null) {
+                    affected.add(owner);
                 }
             }
         }
         for (IpAddress ip : now) {
             if (!before.contains(ip)) {
-                SortedSet<PodKey> c = claimants.computeIfAbsent(ip, k -> new TreeSet<>());
-                if (!c.isEmpty()) {
-                    affected.add(c.first());
+                PodKey owner = claimants.add(ip, key);
+                if (owner != null) {
+                    affected.add(owner);
                 }
-                c.add(key);
             }
         }
         if (now.isEmpty()) {
             claims.remove(key);
         } else {
-            claims.put(key, now);
+            claims.put(key, Set.copyOf(now)); // one or two addresses: an immutable set is a sixth of a HashSet
         }
         return affected;
     }
@@ -276,12 +272,11 @@ public final class PolicyCompiler {
         }
         List<IpAddress> owned = new ArrayList<>();
         for (IpAddress ip : pod.ips()) {
-            SortedSet<PodKey> c = claimants.get(ip);
-            if (c != null && c.first().equals(key) && !owned.contains(ip)) {
+            if (key.equals(claimants.owner(ip)) && !owned.contains(ip)) {
                 owned.add(ip);
             }
         }
-        return owned;
+        return List.copyOf(owned);
     }
 
     /**
@@ -308,7 +303,7 @@ public final class PolicyCompiler {
         }
         if (ownedBefore != null) {
             for (IpAddress ip : ownedBefore) {
-                if (!owned.contains(ip) && !claimants.containsKey(ip)) {
+                if (!owned.contains(ip) && !claimants.claimed(ip)) {
                     addressRows.remove(ip);
                 }
             }

@@ -25,7 +25,7 @@ class ConfigWatcherTest {
         Files.writeString(file, "{\"NetPolInBackground\": false, \"Backend\": \"nft\", \"NetPolIntervalInMilliseconds\": 100, "
                 + "\"NetPolAdaptiveBatching\": false}");
         ConfigReload r = watcher.poll();
-        assertThat(r.applied()).containsExactly("NetPolInBackground", "NetPolAdaptiveBatching", "NetPolIntervalInMilliseconds");
+        assertThat(r.applied()).containsExactlyInAnyOrder("NetPolInBackground", "NetPolAdaptiveBatching", "NetPolIntervalInMilliseconds");
         assertThat(r.restartNeeded()).containsExactly("Backend");
         assertThat(applied).singleElement().satisfies(c -> {
             assertThat(c.queue().background()).isFalse();
@@ -40,7 +40,7 @@ class ConfigWatcherTest {
         assertThat(watcher.inForce().queue().background()).as("the configuration in force stays").isFalse();
 
         Files.writeString(file, "{\"NetPolInBackground\": true, \"Backend\": \"nft\", \"NetPolIntervalInMilliseconds\": 100}");
-        assertThat(watcher.poll().applied()).as("a key left out goes back to its default").containsExactly("NetPolInBackground", "NetPolAdaptiveBatching");
+        assertThat(watcher.poll().applied()).as("a key left out goes back to its default").containsExactlyInAnyOrder("NetPolInBackground", "NetPolAdaptiveBatching");
         assertThat(applied).hasSize(2);
         assertThat(applied.get(1).queue().background()).isTrue();
     }

@@ -74,6 +74,9 @@ public final class KubeObjects {
      * path the API server would print ({@code spec.containers[0].ports[2].protocol}).
      */
     public static Pod pod(V1Pod pod, FieldErrors errors) {
+        if (pod instanceof CachedPod cached) {
+            return cached.model(errors); // converted as it entered the cache
+        }
         V1ObjectMeta meta = requireMeta(pod.getMetadata(), "Pod");
         if (meta.getNamespace() == null) {
             throw new IllegalArgumentException("pod " + ApiSyntax.quote(meta.getName()) + " has no metadata.namespace");

@@ -19,11 +19,12 @@ import java.util.Map;
  * Cuts an object down to what {@link KubeObjects} reads, before it enters an informer's cache: the cache
  * holds every pod of the cluster, and a pod as the API server sends it (managedFields, the last-applied
  * annotation, env, volumes, probes, conditions, container statuses) is ten to fifty times larger than
- * what enforcement needs. What is kept: name, namespace, resourceVersion, labels, the bandwidth
- * annotations; of a pod's spec its node, hostNetwork and each container's name and ports (init
- * containers with their restart policy, for sidecars); of its status the phase and addresses; a
- * policy's whole spec. {@code KubeObjects} of a slim object equals {@code KubeObjects} of the original:
- * {@code SlimObjectsTest} holds that.
+ * what enforcement needs. A pod is cut to its fields that matter (name, namespace, resourceVersion,
+ * labels, the bandwidth annotations; of its spec its node, hostNetwork and each container's name and
+ * ports, init containers with their restart policy, for sidecars; of its status the phase and
+ * addresses), converted to the model's pod at once and cached as a {@link CachedPod}; a namespace keeps
+ * its name and labels, a policy its whole spec. {@code KubeObjects} of a slim object equals
+ * {@code KubeObjects} of the original: {@code SlimObjectsTest} holds that.
  */
 public final class SlimObjects {
     private static final List<String> KEPT_ANNOTATIONS =
@@ -45,7 +46,13 @@ public final class SlimObjects {
         return object;
     }
 
+    /** The pod as the cache keeps it: its name and version, and the model's pod ({@link CachedPod}). */
     public static V1Pod pod(V1Pod pod) {
+        return CachedPod.of(pod);
+    }
+
+    /** What {@link KubeObjects#pod} reads of a pod and nothing else, its repeated strings interned. */
+    static V1Pod fields(V1Pod pod) {
         V1Pod out = new V1Pod().metadata(meta(pod.getMetadata(), true));
         V1PodSpec spec = pod.getSpec();
         if (spec != null) {

@@ -52,14 +52,49 @@ class SlimObjectsTest {
         assertThat(errors.count()).isZero();
         assertThat(KubeObjects.pod(slim, errors).ports()).hasSize(3);
 
+        assertThat(KubeObjects.pod(slim, errors).annotations()).containsOnlyKeys("kubernetes.io/egress-bandwidth", "kubernetes.io/ingress-bandwidth");
+
+        // The cache keeps what the informer reads (name, namespace, version) beside the model's pod, nothing else.
+        assertThat(slim).isInstanceOf(CachedPod.class);
+        assertThat(slim.getMetadata().getResourceVersion()).isEqualTo("4711");
         assertThat(slim.getMetadata().getManagedFields()).isNull();
-        assertThat(slim.getMetadata().getAnnotations()).containsOnlyKeys("kubernetes.io/egress-bandwidth", "kubernetes.io/ingress-bandwidth");
+        assertThat(slim.getMetadata().getAnnotations()).isNull();
+        assertThat(slim.getMetadata().getLabels()).as("in the model's pod").isNull();
         assertThat(slim.getMetadata().getOwnerReferences()).isNull();
-        assertThat(slim.getSpec().getVolumes()).isNull();
-        assertThat(slim.getSpec().getContainers().get(0).getEnv()).isNull();
-        assertThat(slim.getStatus().getContainerStatuses()).isNull();
-        String slimJson = JSON.serialize(slim);
-        assertThat(slimJson.length()).as("serialized size: %s", slimJson).isLessThan(JSON.serialize(fat).length() / 3);
+        assertThat(slim.getSpec()).isNull();
+        assertThat(slim.getStatus()).isNull();
+        assertThat(SlimObjects.slim(slim)).as("cut once: a listed page, then the informer's transform").isSameAs(slim);
+        var model = KubeObjects.pod(slim, errors);
+        assertThat(model.namespace()).as("repeated strings are one instance across pods").isSameAs("shop".intern());
+        assertThat(model.labels().get("app")).isSameAs("web".intern());
+    }
+
+    @Test
+    void aPodsFieldErrorsAndRefusalTravelWithItInTheCache() {
+        V1Pod badPort = JSON.deserialize("{\"metadata\":{\"name\":\"p\",\"namespace\":\"x\"},\"spec\":{\"containers\":"
+                + "[{\"name\":\"c\",\"ports\":[{\"containerPort\":80,\"protocol\":\"QUIC\"},{\"containerPort\":81}]}]},"
+                + "\"status\":{\"podIP\":\"10.0.0.9\"}}", V1Pod.class);
+        FieldErrors direct = new FieldErrors(new ObjectRef("Pod", "x", "p"));
+        FieldErrors cached = new FieldErrors(new ObjectRef("Pod", "x", "p"));
+        assertThat(KubeObjects.pod(SlimObjects.pod(badPort), cached)).isEqualTo(KubeObjects.pod(badPort, direct));
+        assertThat(cached.list()).isNotEmpty().isEqualTo(direct.list());
+
+        V1Pod badAddress = JSON.deserialize("{\"metadata\":{\"name\":\"q\",\"namespace\":\"x\"},\"status\":{\"podIP\":\"10.0.0.300\"}}",
+                V1Pod.class);
+        FieldErrors e1 = new FieldErrors(new ObjectRef("Pod", "x", "q"));
+        FieldErrors e2 = new FieldErrors(new ObjectRef("Pod", "x", "q"));
+        String directWords = outcome(() -> KubeObjects.pod(badAddress, e1));
+        assertThat(outcome(() -> KubeObjects.pod(SlimObjects.pod(badAddress), e2))).isEqualTo(directWords);
+        assertThat(e2.list()).isEqualTo(e1.list());
+    }
+
+    /** What a conversion gives: the pod, or the words it was refused with. */
+    private static String outcome(java.util.function.Supplier<Object> convert) {
+        try {
+            return String.valueOf(convert.get());
+        } catch (IllegalArgumentException e) {
+            return "refused: " + e.getMessage();
+        }
     }
 
     @Test
