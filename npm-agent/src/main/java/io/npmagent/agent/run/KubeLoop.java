@@ -66,8 +66,7 @@ public final class KubeLoop implements ModelLoop {
             if (stop.requested()) {
                 return;
             }
-            List<Change> whole = source.wholeStateThenEvents();
-            agent.start(take(whole));
+            startWhole();
             synced = true;
             seen = 1;
             LOG.log(System.Logger.Level.INFO, "caches synced: {0}; the whole state went to the backend as one batch", source.counts());
@@ -83,6 +82,15 @@ public final class KubeLoop implements ModelLoop {
             agent.close();
             stop.finished();
         }
+    }
+
+    /**
+     * The whole state to the agent, in a method of its own: a list local to {@link #run} would stay
+     * reachable for the agent's life (the interpreter keeps a frame's locals), and at 100,000 pods it
+     * holds every pod's event.
+     */
+    private void startWhole() {
+        agent.start(take(source.wholeStateThenEvents()));
     }
 
     /** Waits up to {@code wait} for events, applies every one waiting (up to a drain's worth), notes convergence. */
