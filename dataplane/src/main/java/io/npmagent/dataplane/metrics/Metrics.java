@@ -42,6 +42,7 @@ public final class Metrics {
     public final Gauge pendingNetPols;
     public final Gauge pendingEvents;
     public final Histogram batchSize;
+    public final Gauge startupSeconds;
     public final Gauge numPolicies;
     public final Gauge numIptablesRules;
     public final Gauge numIpsets;
@@ -116,6 +117,11 @@ public final class Metrics {
                 .help("NetworkPolicy changes per applied batch.")
                 .classicUpperBounds(BATCH_SIZE_BUCKETS)
                 .classicOnly()
+                .register(registry);
+        startupSeconds = Gauge.builder()
+                .name("npm_startup_seconds")
+                .help("The start, by phase: list (start to every informer cache synced) and compile_and_apply (the whole state compiled and in the kernel as one batch).")
+                .labelNames("phase")
                 .register(registry);
         numPolicies = Gauge.builder()
                 .name("npm_num_policies")

@@ -125,7 +125,11 @@ public final class PolicyCompiler {
             BandwidthAnnotations.Read bandwidth = BandwidthAnnotations.read(e.pod());
             found = bandwidth.errors();
             recordErrors(ObjectRef.of(e.pod().key()), found);
-            limits.put(e.pod().key(), bandwidth.limits());
+            if (bandwidth.limits().limited()) {
+                limits.put(e.pod().key(), bandwidth.limits());
+            } else {
+                limits.remove(e.pod().key()); // read as NONE: most pods have no limit, and need no entry
+            }
             podChanged(e.pod().key(), e.pod());
         } else if (event instanceof ClusterEvent.PodDeleted e) {
             recordErrors(ObjectRef.of(e.key()), List.of());

@@ -81,11 +81,18 @@ public final class Agent implements AutoCloseable {
         if (started) {
             throw new IllegalStateException("the agent has already started");
         }
+        long t0 = System.nanoTime();
         whole.forEach(compiler::apply);
         queue.submit(DesiredDelta.of(compiler.snapshot()));
         queue.flushNow();
+        metrics.startupSeconds.labelValues("compile_and_apply").set(Metrics.secondsSince(t0));
         queue.start();
         started = true;
+    }
+
+    /** How long the source took to list the cluster before {@link #start}: the other half of the start. */
+    public void noteListed(double seconds) {
+        metrics.startupSeconds.labelValues("list").set(seconds);
     }
 
     /** One change after the start, through the compiler into the queue. */

@@ -58,6 +58,7 @@ public final class KubeLoop implements ModelLoop {
     @Override
     public void run(Duration poll) {
         try {
+            long t0 = System.nanoTime();
             source.start();
             while (!stop.requested() && !source.synced()) {
                 report.publish(status());
@@ -66,6 +67,7 @@ public final class KubeLoop implements ModelLoop {
             if (stop.requested()) {
                 return;
             }
+            agent.noteListed((System.nanoTime() - t0) / 1e9);
             startWhole();
             synced = true;
             seen = 1;

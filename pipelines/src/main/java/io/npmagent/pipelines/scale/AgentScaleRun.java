@@ -87,12 +87,15 @@ final class AgentScaleRun {
                     progress(tag, "boot: the agent lists the cluster and applies it whole");
                     agent.await(agent::ready, BOOT_LIMIT, "/readyz");
                     double firstApply = (System.nanoTime() - t0) / 1e9;
-                    progress(tag, "ready after %.2f s", firstApply);
+                    String boot = agent.metrics();
+                    double listed = PromText.samples(boot, "npm_startup_seconds").getOrDefault("{phase=\"list\"}", Double.NaN);
+                    double compiled = PromText.samples(boot, "npm_startup_seconds").getOrDefault("{phase=\"compile_and_apply\"}", Double.NaN);
+                    progress(tag, "ready after %.2f s: the list %.2f s, compile and apply %.2f s", firstApply, listed, compiled);
                     agent.await(() -> node.connects(ScaleCluster.SERVER_IP, Duration.ofMillis(200)), Duration.ofSeconds(30),
                             "the probe policy to admit the client");
                     try {
                         double total = s.npm640() ? createNpm640(tag, agent) : Double.NaN;
-                        return events(tag, node, agent, firstApply, total);
+                        return events(tag, node, agent, new AgentScaleResult.Boot(firstApply, listed, compiled), total);
                     } catch (FellBehind e) {
                         throw e.after(firstApply);
                     }
@@ -126,7 +129,7 @@ final class AgentScaleRun {
         return PromText.total(agent.metrics(), "npm_num_policies");
     }
 
-    private AgentScaleResult events(String tag, ScaleNode node, AgentProcess agent, double firstApply, double npm640Total)
+    private AgentScaleResult events(String tag, ScaleNode node, AgentProcess agent, AgentScaleResult.Boot boot, double npm640Total)
             throws Exception {
         KubernetesClient kube = cluster.api.admin();
         String before = agent.metrics();
@@ -207,7 +210,7 @@ final class AgentScaleRun {
         TreeMap<Double, Double> write = PromText.growth(PromText.buckets(before, writeHistogram()), PromText.buckets(after, writeHistogram()));
         double batches = PromText.total(after, "npm_apply_latency_seconds_count") - PromText.total(before, "npm_apply_latency_seconds_count");
         double backendWrites = PromText.total(after, writeHistogram() + "_count") - PromText.total(before, writeHistogram() + "_count");
-        AgentScaleResult r = new AgentScaleResult(s.name(), backend, mode.label(), run, s.pods(), s.policies(), firstApply, npm640Total,
+        AgentScaleResult r = new AgentScaleResult(s.name(), backend, mode.label(), run, s.pods(), s.policies(), boot, npm640Total,
                 new AgentScaleResult.Latency(probes), PromText.quantile(delay, 0.50), PromText.quantile(delay, 0.99), PromText.quantile(write, 0.99),
                 batches / seconds, backendWrites / seconds, heap, rss, cpu, writes.get() + probes.size(), seconds, shortfall, null, cluster.creation);
         AgentScaleResult.Latency l = r.probes();

@@ -54,15 +54,16 @@ final class ScaleReport {
     /** The runs, one row each, then the side-by-side summary: per scenario, backend and queue mode, the spread over repeats. */
     static String markdown(List<AgentScaleResult> results) {
         StringBuilder t = new StringBuilder();
-        t.append("| scenario | backend | queue | run | pods | policies | first apply s | npm640 total s | flips | p50 s | p90 s | p99 s | max s "
+        t.append("| scenario | backend | queue | run | pods | policies | first apply s | list s | compile+apply s | npm640 total s | flips | p50 s | p90 s | p99 s | max s "
                 + "| agent p50 s | agent p99 s | write p99 s | batches/s | writes/s | heap MiB | RSS MiB | CPU s | events | result |\n");
-        t.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        t.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (AgentScaleResult r : results) {
             AgentScaleResult.Latency l = r.probes();
             String result = r.failure() != null ? "**" + r.failure().lines().findFirst().orElse("failed") + "**"
                     : r.shortfall() != null ? "ok, " + r.shortfall() : "ok";
-            t.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %,d | %,d | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |%n",
-                    r.scenario(), r.backend(), r.mode(), r.run(), r.pods(), r.policies(), f(r.firstApplySeconds(), 2), f(r.npm640TotalSeconds(), 3),
+            t.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %,d | %,d | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |%n",
+                    r.scenario(), r.backend(), r.mode(), r.run(), r.pods(), r.policies(), f(r.firstApplySeconds(), 2), f(r.boot().listSeconds(), 2),
+                    f(r.boot().compileAndApplySeconds(), 2), f(r.npm640TotalSeconds(), 3),
                     l.count(), f(l.p50(), 3), f(l.p90(), 3), f(l.p99(), 3), f(l.max(), 3), f(r.agentP50Seconds(), 3), f(r.agentP99Seconds(), 3),
                     f(r.writeP99Seconds(), 3), f(r.batchesPerSecond(), 1), f(r.writesPerSecond(), 1),
                     r.heapBytes() == 0 ? "-" : Long.toString(r.heapBytes() >> 20), r.rssBytes() == 0 ? "-" : Long.toString(r.rssBytes() >> 20),

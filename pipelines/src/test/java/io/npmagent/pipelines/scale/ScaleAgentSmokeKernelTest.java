@@ -38,6 +38,9 @@ class ScaleAgentSmokeKernelTest {
             JsonObject r = e.getAsJsonObject();
             assertThat(r.get("failure").isJsonNull()).as("%s", r).isTrue();
             assertThat(r.get("first_apply_seconds").getAsDouble()).isPositive();
+            assertThat(r.get("list_seconds").getAsDouble()).as("the agent's own npm_startup_seconds").isPositive()
+                    .isLessThan(r.get("first_apply_seconds").getAsDouble());
+            assertThat(r.get("compile_and_apply_seconds").getAsDouble()).isPositive();
             assertThat(r.get("p50_seconds").getAsDouble()).isPositive().isLessThanOrEqualTo(r.get("p99_seconds").getAsDouble());
             assertThat(r.get("p99_seconds").getAsDouble()).isLessThanOrEqualTo(r.get("max_seconds").getAsDouble());
             assertThat(r.get("probes").getAsInt()).as("--short times at least 20 flips").isGreaterThanOrEqualTo(20);

@@ -20,10 +20,10 @@ class ScaleReportTest {
 
     @Test
     void aRunThatFellBehindIsReportedWithoutFiguresAndRepeatsAreSummed() throws Exception {
-        AgentScaleResult ok = new AgentScaleResult("churn", "bpf", "adaptive", 1, 10_000, 1_000, 7.0, Double.NaN,
+        AgentScaleResult ok = new AgentScaleResult("churn", "bpf", "adaptive", 1, 10_000, 1_000, new AgentScaleResult.Boot(7.0, 5.0, 1.5), Double.NaN,
                 new AgentScaleResult.Latency(List.of(0.1, 0.2, 0.9, 1.1)), 0.3, 0.95, 0.02, 12.5, 12.5, 70L << 20, 400L << 20, 15.0, 12_000, 120.0,
                 null, null, new AgentScaleResult.ClusterCost(12.5, 10_000, 300L << 20, 90L << 20));
-        AgentScaleResult second = new AgentScaleResult("churn", "bpf", "adaptive", 2, 10_000, 1_000, 7.0, Double.NaN,
+        AgentScaleResult second = new AgentScaleResult("churn", "bpf", "adaptive", 2, 10_000, 1_000, new AgentScaleResult.Boot(7.0, 5.0, 1.5), Double.NaN,
                 new AgentScaleResult.Latency(List.of(0.05, 0.3)), 0.3, 0.95, 0.02, 12.5, 12.5, 70L << 20, 400L << 20, 15.0, 12_000, 120.0,
                 "2 flips, not 300: the event phase stops after 600 s", null, null);
         AgentScaleResult behind = AgentScaleResult.failed(ScaleScenario.of("churn", false), "bpf", QueueMode.FOREGROUND, 1, Double.NaN,
