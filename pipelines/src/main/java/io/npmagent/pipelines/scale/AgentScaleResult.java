@@ -30,10 +30,6 @@ record AgentScaleResult(String scenario, String backend, String mode, int run, i
         }
     }
 
-    double firstApplySeconds() {
-        return boot.firstApplySeconds();
-    }
-
     /** What making the scenario's cluster in the real API server took: seconds, objects, and kube-apiserver's and etcd's RSS after. */
     record ClusterCost(double seconds, long objects, long apiServerRss, long etcdRss) {}
 

@@ -87,9 +87,9 @@ final class AgentScaleRun {
                     progress(tag, "boot: the agent lists the cluster and applies it whole");
                     agent.await(agent::ready, BOOT_LIMIT, "/readyz");
                     double firstApply = (System.nanoTime() - t0) / 1e9;
-                    String boot = agent.metrics();
-                    double listed = PromText.samples(boot, "npm_startup_seconds").getOrDefault("{phase=\"list\"}", Double.NaN);
-                    double compiled = PromText.samples(boot, "npm_startup_seconds").getOrDefault("{phase=\"compile_and_apply\"}", Double.NaN);
+                    var startup = PromText.samples(agent.metrics(), "npm_startup_seconds");
+                    double listed = startup.getOrDefault("{phase=\"list\"}", Double.NaN);
+                    double compiled = startup.getOrDefault("{phase=\"compile_and_apply\"}", Double.NaN);
                     progress(tag, "ready after %.2f s: the list %.2f s, compile and apply %.2f s", firstApply, listed, compiled);
                     agent.await(() -> node.connects(ScaleCluster.SERVER_IP, Duration.ofMillis(200)), Duration.ofSeconds(30),
                             "the probe policy to admit the client");

@@ -62,7 +62,7 @@ final class ScaleReport {
             String result = r.failure() != null ? "**" + r.failure().lines().findFirst().orElse("failed") + "**"
                     : r.shortfall() != null ? "ok, " + r.shortfall() : "ok";
             t.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %,d | %,d | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |%n",
-                    r.scenario(), r.backend(), r.mode(), r.run(), r.pods(), r.policies(), f(r.firstApplySeconds(), 2), f(r.boot().listSeconds(), 2),
+                    r.scenario(), r.backend(), r.mode(), r.run(), r.pods(), r.policies(), f(r.boot().firstApplySeconds(), 2), f(r.boot().listSeconds(), 2),
                     f(r.boot().compileAndApplySeconds(), 2), f(r.npm640TotalSeconds(), 3),
                     l.count(), f(l.p50(), 3), f(l.p90(), 3), f(l.p99(), 3), f(l.max(), 3), f(r.agentP50Seconds(), 3), f(r.agentP99Seconds(), 3),
                     f(r.writeP99Seconds(), 3), f(r.batchesPerSecond(), 1), f(r.writesPerSecond(), 1),

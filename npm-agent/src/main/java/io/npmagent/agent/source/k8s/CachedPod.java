@@ -45,12 +45,7 @@ final class CachedPod extends V1Pod {
         if (meta == null || meta.getName() == null || meta.getNamespace() == null) {
             return slim;
         }
-        V1ObjectMeta kept = new V1ObjectMeta().name(meta.getName()).namespace(meta.getNamespace()).resourceVersion(meta.getResourceVersion());
-        kept.setLabels(null); // the generated model starts every map and list empty; 100,000 pods need not hold them
-        kept.setAnnotations(null);
-        kept.setFinalizers(null);
-        kept.setManagedFields(null);
-        kept.setOwnerReferences(null);
+        V1ObjectMeta kept = SlimObjects.identity(meta);
         FieldErrors found = new FieldErrors(new ObjectRef("Pod", meta.getNamespace(), meta.getName()));
         try {
             Pod model = KubeObjects.pod(slim, found);
