@@ -215,8 +215,30 @@ public abstract class IptablesBackendContract {
 
         String rules = save();
         assertThat(rules).doesNotContain("NPM-PI-").doesNotContain("NPM-I-").doesNotContain("NPM-E-");
-        assertThat(rules).contains("NPM-PE-").as("x/api-egress still exists, selecting nothing");
-        assertThat(sets()).doesNotContain("npm-s4-").doesNotContain("npm-n4-").contains("npm-c4-");
+        // x/api-egress still exists but selects no local pod: no chain jumps to its chain, so it goes, and its ipBlock's set.
+        assertThat(rules).doesNotContain("NPM-PE-");
+        assertThat(sets()).doesNotContain("npm-s4-").doesNotContain("npm-n4-").doesNotContain("npm-c4-");
+        assertThat(b.reconcile()).isZero();
+    }
+
+    @Test
+    void aPolicyNoLocalPodReachesHasNoChainOrSetUntilOneDoes() {
+        IptablesBackend b = applied();
+        String rules = save();
+        apply(b, new ClusterEvent.PolicyUpserted(policy("x", "db").select(match("app", "db"))
+                .ingress(rule(peers(block("172.16.0.0/12"), pods(match("app", "cache"))), ports(port("TCP", 5432)))).build()));
+        assertThat(save()).as("nothing jumps to x/db's chain: not written").isEqualTo(rules);
+        assertThat(sets()).doesNotContain("172.16.0.0/12");
+
+        Pod db = Pod.builder("x", "db").labels(labels("app", "db")).ip("10.0.0.9").build();
+        apply(b, new ClusterEvent.PodUpserted(db));
+        assertThat(save()).contains("x/db ingress").contains("--dport 5432");
+        assertThat(sets()).contains("172.16.0.0/12");
+        assertThat(b.reconcile()).isZero();
+
+        apply(b, new ClusterEvent.PodDeleted(db.key()));
+        assertThat(save()).isEqualTo(rules);
+        assertThat(sets()).doesNotContain("172.16.0.0/12");
         assertThat(b.reconcile()).isZero();
     }
 

@@ -24,9 +24,11 @@ import java.util.TreeMap;
  * <p><b>Order.</b> {@link #units()} is the one place that decides the order of a batch's parts when
  * they must be applied one by one (after the whole batch failed): things that appear or change go
  * first, dependencies before dependents (addresses and identities, then peer sets with their
- * members, then policies, then pods); things that disappear go last, in the reverse order (pods, then
- * policies, then sets, then addresses). So at every step no rule names a missing set and no pod a
- * missing policy; a backend renders the same order inside one transaction.
+ * members, then pods, then policies); things that disappear go last (pods, then policies, then sets,
+ * then addresses). So at every step no rule names a missing set. A pod may name a policy not held
+ * yet: every backend isolates it without that policy's allows until the policy lands (fail closed),
+ * and a policy's own refusal is reported as the policy's, not as the pod's that reaches it (the
+ * netfilter backends write a policy's chain only once a local pod jumps to it).
  */
 public record Batch(DesiredDelta delta) {
 
@@ -117,8 +119,8 @@ public record Batch(DesiredDelta delta) {
         List<Unit> units = new ArrayList<>();
         adds.addressesUnit(false).ifPresent(units::add);
         adds.sets.forEach((k, p) -> units.add(p.unit(new UnitKey.PeerSet(k), false)));
-        adds.policies.forEach((k, p) -> units.add(p.unit(new UnitKey.Policy(k), false)));
         adds.pods.forEach((k, p) -> units.add(p.unit(new UnitKey.Pod(k), false)));
+        adds.policies.forEach((k, p) -> units.add(p.unit(new UnitKey.Policy(k), false)));
         removals.pods.forEach((k, p) -> units.add(p.unit(new UnitKey.Pod(k), true)));
         removals.policies.forEach((k, p) -> units.add(p.unit(new UnitKey.Policy(k), true)));
         removals.sets.forEach((k, p) -> units.add(p.unit(new UnitKey.PeerSet(k), true)));

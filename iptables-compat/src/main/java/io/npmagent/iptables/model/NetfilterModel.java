@@ -34,6 +34,13 @@ import java.util.TreeSet;
  * says what changed ({@link #takeDirty}): sets that appear or go, members that appear or go, chains to
  * re-render. Renderers turn objects into restore files or nft scripts; nothing here knows either.
  *
+ * <p><b>Only what a local pod reaches.</b> A policy chain exists while some local pod's chain jumps to
+ * it, and a set while some existing policy chain names it: a cluster's 10,000 policies make a few dozen
+ * chains on a node of 110 pods, not 20,000 (nft reads every chain of the table before any transaction,
+ * so the table's size is paid on each batch). The model still holds every policy and every selector
+ * set's members, so a policy or set that becomes reachable is written whole in the same batch as the
+ * jump that reaches it.
+ *
  * <p><b>Fail closed.</b> A pod's chain jumps only to policies the model holds: a policy whose batch
  * was refused is missing, and the pod stays isolated without its allows until it lands (its chain is
  * re-rendered then).
@@ -48,9 +55,14 @@ public final class NetfilterModel {
     private final Map<IdentityId, Set<PeerSetKey.SelectorPeers>> setsOf = new HashMap<>();
     private final Set<PeerSetKey.CidrPeers> cidrSets = new HashSet<>();
     private final Map<PolicyKey, CompiledPolicy> policies = new HashMap<>();
-    private final Map<PortMatch.NamedPort, Integer> namedPortUses = new HashMap<>();
     private final Map<PodKey, LocalPod> pods = new HashMap<>();
     private final Map<PolicyKey, Set<PodKey>> podsListing = new HashMap<>();
+    /** Pod chains jumping to each policy chain: the policy chain exists while this is positive. */
+    private final Map<ChainId.PolicyChain, Integer> jumps = new HashMap<>();
+    /** The sets each existing policy chain's rules name, as last counted in {@link #setRefs}. */
+    private final Map<ChainId.PolicyChain, Set<SetId>> setsNamed = new HashMap<>();
+    /** Existing policy chains naming each set: the set exists while this is positive. */
+    private final Map<SetId, Integer> setRefs = new HashMap<>();
 
     private final Set<SetId> setsChanged = new HashSet<>();
     private final Map<SetId, Set<Member>> membersChanged = new HashMap<>();
@@ -158,49 +170,21 @@ public final class NetfilterModel {
     }
 
     private void policyChanged(PolicyKey key, Change<CompiledPolicy> c) {
-        if (c.before() != null) {
-            namedPorts(c.before()).forEach(np -> useNamedPort(np, -1));
-        }
         if (c.isRemoval()) {
             policies.remove(key);
         } else {
             policies.put(key, c.after());
-            namedPorts(c.after()).forEach(np -> useNamedPort(np, +1));
         }
         for (Direction d : Direction.values()) {
             for (Family f : Family.values()) {
-                chainsChanged.add(new ChainId.PolicyChain(key, d, f));
+                ChainId.PolicyChain chain = new ChainId.PolicyChain(key, d, f);
+                chainsChanged.add(chain);
+                countSets(chain);
             }
         }
         for (PodKey pod : podsListing.getOrDefault(key, Set.of())) {
             markPod(pod);
         }
-    }
-
-    private void useNamedPort(PortMatch.NamedPort np, int delta) {
-        int now = namedPortUses.merge(np, delta, Integer::sum);
-        if (now == 0) {
-            namedPortUses.remove(np);
-        }
-        if ((delta > 0 && now == 1) || now == 0) {
-            for (Family f : Family.values()) {
-                markSet(new SetId.NamedPort(np, f));
-            }
-        }
-    }
-
-    private static Set<PortMatch.NamedPort> namedPorts(CompiledPolicy p) {
-        Set<PortMatch.NamedPort> out = new HashSet<>();
-        for (Direction d : Direction.values()) {
-            for (CompiledRule r : p.rules(d)) {
-                for (PortMatch m : r.ports()) {
-                    if (m instanceof PortMatch.NamedPort np) {
-                        out.add(np);
-                    }
-                }
-            }
-        }
-        return out;
     }
 
     private void podChanged(PodKey key, Change<LocalPod> c) {
@@ -217,12 +201,83 @@ public final class NetfilterModel {
                 c.after().policies(d).forEach(p -> Multimaps.add(podsListing, p, key));
             }
         }
+        countJumps(jumpsOf(c.before()), jumpsOf(c.after()));
         markPod(key);
         for (Direction d : Direction.values()) {
             for (Family f : Family.values()) {
                 chainsChanged.add(new ChainId.Dispatch(d, f));
             }
         }
+    }
+
+    /** The policy chains a pod's chains jump to (none for a pod that is gone or not isolated). */
+    private static Set<ChainId.PolicyChain> jumpsOf(LocalPod pod) {
+        Set<ChainId.PolicyChain> out = new HashSet<>();
+        if (pod == null) {
+            return out;
+        }
+        for (Direction d : Direction.values()) {
+            if (!pod.isolated(d)) {
+                continue; // no pod chain
+            }
+            for (Family f : Family.values()) {
+                if (pod.ips().stream().anyMatch(ip -> Family.of(ip) == f)) {
+                    pod.policies(d).forEach(policy -> out.add(new ChainId.PolicyChain(policy, d, f)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Counts the jumps a pod's chains stopped and started making; a policy chain that gains its first
+     * jump or loses its last one appears or goes, and with it the sets its rules name.
+     */
+    private void countJumps(Set<ChainId.PolicyChain> was, Set<ChainId.PolicyChain> now) {
+        for (ChainId.PolicyChain chain : was) {
+            if (!now.contains(chain) && jumps.merge(chain, -1, Integer::sum) == 0) {
+                jumps.remove(chain);
+                chainsChanged.add(chain);
+                countSets(chain);
+            }
+        }
+        for (ChainId.PolicyChain chain : now) {
+            if (!was.contains(chain) && jumps.merge(chain, 1, Integer::sum) == 1) {
+                chainsChanged.add(chain);
+                countSets(chain);
+            }
+        }
+    }
+
+    /** Brings {@link #setRefs} up to date with what {@code chain}'s rules name now (nothing if it does not exist). */
+    private void countSets(ChainId.PolicyChain chain) {
+        Set<SetId> now = new HashSet<>();
+        if (exists(chain)) {
+            for (RuleSpec rule : rules(chain)) {
+                if (rule.peers() != null) {
+                    now.add(rule.peers());
+                }
+                if (rule.port() instanceof PortMatch.NamedPort np) {
+                    now.add(new SetId.NamedPort(np, chain.family()));
+                }
+            }
+        }
+        Set<SetId> was = now.isEmpty() ? setsNamed.remove(chain) : setsNamed.put(chain, Set.copyOf(now));
+        for (SetId set : was == null ? Set.<SetId>of() : was) {
+            if (!now.contains(set) && setRefs.merge(set, -1, Integer::sum) == 0) {
+                setRefs.remove(set);
+                markSet(set);
+            }
+        }
+        for (SetId set : now) {
+            if ((was == null || !was.contains(set)) && setRefs.merge(set, 1, Integer::sum) == 1) {
+                markSet(set);
+            }
+        }
+    }
+
+    private boolean named(SetId set) {
+        return setRefs.containsKey(set);
     }
 
     private void markPod(PodKey key) {
@@ -240,12 +295,16 @@ public final class NetfilterModel {
         for (IpAddress ip : addressesOf.getOrDefault(id, Set.of())) {
             Family f = Family.of(ip);
             for (PeerSetKey.SelectorPeers s : setsOf.getOrDefault(id, Set.of())) {
-                out.computeIfAbsent(new SetId.Selector(s, f), k -> new HashSet<>()).add(new Member.Host(ip));
+                SetId.Selector set = new SetId.Selector(s, f);
+                if (named(set)) { // a set no chain names is not in the kernel: nothing to change there
+                    out.computeIfAbsent(set, k -> new HashSet<>()).add(new Member.Host(ip));
+                }
             }
             if (identity != null) {
                 identity.namedPorts().forEach((np, port) -> {
-                    if (namedPortUses.containsKey(np)) {
-                        out.computeIfAbsent(new SetId.NamedPort(np, f), k -> new HashSet<>())
+                    SetId.NamedPort set = new SetId.NamedPort(np, f);
+                    if (named(set)) {
+                        out.computeIfAbsent(set, k -> new HashSet<>())
                                 .add(new Member.HostPort(ip, np.protocol(), port));
                     }
                 });
@@ -292,30 +351,22 @@ public final class NetfilterModel {
     /** Every set that should exist. */
     public Set<SetId> sets() {
         Set<SetId> out = new LinkedHashSet<>();
-        for (PeerSetKey.SelectorPeers s : selectorSets.keySet()) {
-            for (Family f : Family.values()) {
-                out.add(new SetId.Selector(s, f));
-            }
-        }
-        for (PeerSetKey.CidrPeers c : cidrSets) {
-            out.add(new SetId.Cidr(c, Family.of(c.cidr())));
-        }
-        for (PortMatch.NamedPort np : namedPortUses.keySet()) {
-            for (Family f : Family.values()) {
-                out.add(new SetId.NamedPort(np, f));
-            }
-        }
+        setRefs.keySet().stream().filter(this::exists).forEach(out::add);
         return out;
     }
 
+    /** Whether the set should be in the kernel: an existing policy chain names it, and its peers are known. */
     public boolean exists(SetId set) {
+        if (!named(set)) {
+            return false;
+        }
         if (set instanceof SetId.Selector s) {
             return selectorSets.containsKey(s.key());
         }
         if (set instanceof SetId.Cidr c) {
             return cidrSets.contains(c.key()) && Family.of(c.key().cidr()) == c.family();
         }
-        return namedPortUses.containsKey(((SetId.NamedPort) set).port());
+        return true;
     }
 
     /** Whether a set that should exist should hold {@code m}: a constant-time question. */
@@ -357,7 +408,7 @@ public final class NetfilterModel {
         } else if (set instanceof SetId.NamedPort n) {
             identities.forEach((id, identity) -> {
                 Integer port = identity.namedPorts().get(n.port());
-                if (port != null && namedPortUses.containsKey(n.port())) {
+                if (port != null && named(n)) {
                     for (IpAddress ip : addressesOf.getOrDefault(id, Set.of())) {
                         if (Family.of(ip) == n.family()) {
                             out.add(new Member.HostPort(ip, n.port().protocol(), port));
@@ -398,13 +449,7 @@ public final class NetfilterModel {
                 out.add(new ChainId.Dispatch(d, f));
             }
         }
-        policies.forEach((key, p) -> {
-            for (Direction d : p.directions()) {
-                for (Family f : Family.values()) {
-                    out.add(new ChainId.PolicyChain(key, d, f));
-                }
-            }
-        });
+        jumps.keySet().stream().filter(this::exists).forEach(out::add);
         pods.keySet().forEach(key -> {
             for (Direction d : Direction.values()) {
                 for (Family f : Family.values()) {
@@ -424,7 +469,7 @@ public final class NetfilterModel {
         }
         if (chain instanceof ChainId.PolicyChain p) {
             CompiledPolicy policy = policies.get(p.policy());
-            return policy != null && policy.isolates(p.direction());
+            return policy != null && policy.isolates(p.direction()) && jumps.containsKey(p);
         }
         ChainId.PodChain c = (ChainId.PodChain) chain;
         LocalPod pod = pods.get(c.pod());

@@ -37,7 +37,7 @@ import java.util.TreeSet;
  *   chain pod_in4_HASH   (one per pod, direction and family)
  *       jump pol_in4_HASH               (each of the pod's policies the model holds, in order)
  *       drop
- *   chain pol_in4_HASH   (one per policy, direction and family)
+ *   chain pol_in4_HASH   (one per policy, direction and family, while a pod chain jumps to it)
  *       ip saddr @s4_HASH tcp dport 80 accept                        (selector peers, a port)
  *       ip saddr @c4_HASH ip saddr != @x4_HASH accept                 (ipBlock with excepts)
  *       ip saddr @s4_HASH ip daddr . meta l4proto . th dport @n4_HASH accept   (named port)

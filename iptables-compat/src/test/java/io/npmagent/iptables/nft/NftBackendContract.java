@@ -1,5 +1,6 @@
 package io.npmagent.iptables.nft;
 
+import static io.npmagent.dataplane.model.PolicyFixtures.block;
 import static io.npmagent.dataplane.model.PolicyFixtures.labels;
 import static io.npmagent.dataplane.model.PolicyFixtures.match;
 import static io.npmagent.dataplane.model.PolicyFixtures.peers;
@@ -176,6 +177,29 @@ abstract class NftBackendContract {
                 podChain("x", "api", Direction.EGRESS, Family.IPV4), podChain("y", "client", Direction.INGRESS, Family.IPV4));
         setsBefore.removeAll(held.setNames());
         assertThat(setsBefore.stream().filter(n -> n.matches("[cxn][46]_\\w+"))).as("the ipBlock, its excepts, the named port").hasSize(4);
+        assertThat(backend.reconcile()).isZero();
+    }
+
+    @Test
+    void aPolicyNoLocalPodReachesHasNoChainOrSetUntilOneDoes() {
+        applyCluster();
+        NftTable before = held();
+        int written = nft.scripts().size();
+        apply(new ClusterEvent.PolicyUpserted(policy("x", "db").select(match("app", "db"))
+                .ingress(rule(peers(block("172.16.0.0/12"), pods(match("app", "cache"))), ports(port("TCP", 5432)))).build()));
+        assertThat(nft.scripts()).as("nothing jumps to x/db's chains: nothing written").hasSize(written);
+
+        Pod db = Pod.builder("x", "db").labels(labels("app", "db")).ip("10.0.0.9").build();
+        apply(new ClusterEvent.PodUpserted(db));
+        assertThat(nft.scripts()).as("the pod, its policy's chain and sets: one transaction").hasSize(written + 1);
+        String dbChain = policyChain("x", "db", Direction.INGRESS, Family.IPV4);
+        assertThat(held().chainNames()).contains(dbChain, podChain("x", "db", Direction.INGRESS, Family.IPV4))
+                .doesNotContain(policyChain("x", "db", Direction.INGRESS, Family.IPV6)).as("no IPv6 pod jumps to it");
+        assertThat(last()).contains("172.16.0.0/12", "tcp dport 5432 accept");
+        assertThat(backend.reconcile()).isZero();
+
+        apply(new ClusterEvent.PodDeleted(db.key()));
+        assertThat(held().sameAs(before)).as("chain and sets go with the last jump").isTrue();
         assertThat(backend.reconcile()).isZero();
     }
 
