@@ -30,14 +30,11 @@ final class AgentProcess implements AutoCloseable {
     private final HttpClient http = HttpClient.newHttpClient();
 
     /**
-     * The DaemonSet's JVM for a cluster of this many pods (deploy/daemonset.yaml): its 512Mi limit (a
-     * 256 MiB heap) and the serial collector up to 30,000 pods; beyond, the 1536Mi it says to set (a
-     * 768 MiB heap) and G1, whose pauses stay short with a 450 MiB live heap where serial full
-     * collections take seconds.
+     * The DaemonSet's JVM (npm-agent/deploy/daemonset.yaml), whatever the cluster's size: its
+     * JAVA_TOOL_OPTIONS' heap share and collector, sized by its memory limit as a container's limit
+     * sizes the JVM ({@code -XX:MaxRAM}). {@code AgentProcessTest} holds this to the manifest.
      */
-    static List<String> daemonSetJvm(int pods) {
-        return pods <= 30_000 ? List.of("-Xmx256m", "-XX:+UseSerialGC") : List.of("-Xmx768m", "-XX:+UseG1GC");
-    }
+    static final List<String> DAEMONSET_JVM = List.of("-XX:MaxRAM=768m", "-XX:MaxRAMPercentage=60", "-XX:+UseG1GC");
 
     /**
      * @param logs           where the agent's log and its GC log go ({@code PREFIX.log}, {@code PREFIX.gc.log})

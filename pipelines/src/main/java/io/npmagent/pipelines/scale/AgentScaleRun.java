@@ -83,7 +83,7 @@ final class AgentScaleRun {
                 long t0 = System.nanoTime();
                 String logName = "agent-" + s.name() + "-" + backend + "-" + mode.label() + "-" + run;
                 try (AgentProcess agent = new AgentProcess(dir, logs, logName, cluster.api.agentKubeconfig(), ScaleCluster.NODE, node.netns(),
-                        node.bpffs(), backend, mode.settings, AgentProcess.daemonSetJvm(s.pods()))) {
+                        node.bpffs(), backend, mode.settings, AgentProcess.DAEMONSET_JVM)) {
                     progress(tag, "boot: the agent lists the cluster and applies it whole");
                     agent.await(agent::ready, BOOT_LIMIT, "/readyz");
                     double firstApply = (System.nanoTime() - t0) / 1e9;

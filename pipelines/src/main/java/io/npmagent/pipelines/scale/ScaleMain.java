@@ -95,8 +95,8 @@ public final class ScaleMain implements Callable<Integer> {
                 + " --mode " + String.join(",", modes) + " --runs " + runCount + " --flips " + minFlips;
         PrintStream stdout = System.out;
         stdout.println("# reproduce: " + command);
-        stdout.printf(Locale.ROOT, "# %d cores, kernel %s; the agent is npm-agent run in a JVM of its own with the DaemonSet's heap and collector for the cluster's size (serial, 256 MiB up to 30,000 pods; G1, 768 MiB beyond), the API server upstream's kube-apiserver (each scenario's cluster created through it once, shared by its runs)%n",
-                Runtime.getRuntime().availableProcessors(), System.getProperty("os.version"));
+        stdout.printf(Locale.ROOT, "# %d cores, kernel %s; the agent is npm-agent run in a JVM of its own with the DaemonSet's JVM as its memory limit sizes it (%s), the API server upstream's kube-apiserver (each scenario's cluster created through it once, shared by its runs)%n",
+                Runtime.getRuntime().availableProcessors(), System.getProperty("os.version"), String.join(" ", AgentProcess.DAEMONSET_JVM));
         List<AgentScaleResult> results = new ArrayList<>();
         for (ScaleScenario chosenScenario : chosenScenarios) {
             List<String> usable = chosen.stream().filter(b -> Backends.supported(b, ProcessRunner.host())).toList();
