@@ -249,7 +249,7 @@ public final class BatchQueue implements AutoCloseable {
         List<Event> window;
         synchronized (lock) {
             wakeQueued = false; // this flush takes everything due: what arrives from now on needs a wake-up of its own
-            due = pending.takeDue(this::isDue);
+            due = failures.isEmpty() ? pending.takeAll() : pending.takeDue(this::isDue);
             if (due.isEmpty() && events.isEmpty()) {
                 return FlushResult.NOTHING; // a wake-up that an earlier flush served
             }

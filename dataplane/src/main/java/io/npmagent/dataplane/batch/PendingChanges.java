@@ -23,8 +23,15 @@ import java.util.function.Predicate;
  * {@code before} and the newest {@code after}, so a row changed and changed back, or added and deleted
  * before it was ever applied, simply disappears; a set or member flag flipped twice likewise. Not
  * thread-safe: the queue guards it.
+ *
+ * <p>A delta that arrives while nothing waits is held as it came ({@link #alone}) and handed on whole if
+ * nothing joins it before the flush: the first whole state after a start (every row of 100,000 pods) is
+ * then neither copied into these maps nor copied out again.
  */
 final class PendingChanges {
+    /** The only change waiting, as it came (the maps below are empty then); null when the maps hold it all. */
+    private DesiredDelta alone;
+
     private final Map<IdentityId, Change<Identity>> identities = new HashMap<>();
     private final Map<IpAddress, Change<IdentityId>> addresses = new HashMap<>();
     private final Map<PeerSetKey, Boolean> peerSets = new HashMap<>();
@@ -34,22 +41,36 @@ final class PendingChanges {
 
     /** Adds changes that happened after everything pending. */
     void addNewer(DesiredDelta d) {
-        rows(identities, d.identities(), true);
-        rows(addresses, d.addresses(), true);
-        flags(peerSets, d.peerSets());
-        flags(members, d.members());
-        rows(policies, d.policies(), true);
-        rows(pods, d.pods(), true);
+        if (isEmpty()) {
+            alone = d;
+            return;
+        }
+        spill();
+        merge(d, true);
     }
 
     /** Puts back changes that happened before everything pending (a refused part of a batch). */
     void addOlder(DesiredDelta d) {
-        rows(identities, d.identities(), false);
-        rows(addresses, d.addresses(), false);
+        spill();
+        merge(d, false);
+    }
+
+    private void merge(DesiredDelta d, boolean newer) {
+        rows(identities, d.identities(), newer);
+        rows(addresses, d.addresses(), newer);
         flags(peerSets, d.peerSets());
         flags(members, d.members());
-        rows(policies, d.policies(), false);
-        rows(pods, d.pods(), false);
+        rows(policies, d.policies(), newer);
+        rows(pods, d.pods(), newer);
+    }
+
+    /** Moves a delta held as it came into the maps, where others can join it. */
+    private void spill() {
+        if (alone != null) {
+            DesiredDelta d = alone;
+            alone = null;
+            merge(d, true); // the maps are empty: a plain copy
+        }
     }
 
     private static <K, V> void rows(Map<K, Change<V>> pending, Map<K, Change<V>> incoming, boolean newer) {
@@ -79,19 +100,19 @@ final class PendingChanges {
     }
 
     boolean isEmpty() {
-        return identities.isEmpty() && addresses.isEmpty() && peerSets.isEmpty() && members.isEmpty()
+        return alone == null && identities.isEmpty() && addresses.isEmpty() && peerSets.isEmpty() && members.isEmpty()
                 && policies.isEmpty() && pods.isEmpty();
     }
 
     /** Policy changes waiting whose part is due (not waiting out a retry delay). */
     /** Policies waiting, due or not. */
     int policyCount() {
-        return policies.size();
+        return alone != null ? alone.policies().size() : policies.size();
     }
 
     int policies(Predicate<Batch.UnitKey> due) {
         int n = 0;
-        for (PolicyKey k : policies.keySet()) {
+        for (PolicyKey k : alone != null ? alone.policies().keySet() : policies.keySet()) {
             if (due.test(new Batch.UnitKey.Policy(k))) {
                 n++;
             }
@@ -101,6 +122,7 @@ final class PendingChanges {
 
     /** Whether any key {@code d} changes is still waiting here. */
     boolean holdsAnyOf(DesiredDelta d) {
+        spill();
         return d.identities().keySet().stream().anyMatch(identities::containsKey)
                 || d.addresses().keySet().stream().anyMatch(addresses::containsKey)
                 || d.peerSets().keySet().stream().anyMatch(peerSets::containsKey)
@@ -111,6 +133,7 @@ final class PendingChanges {
 
     /** Whether any change of {@code unit} waits here. */
     boolean holds(Batch.UnitKey unit) {
+        spill();
         if (unit instanceof Batch.UnitKey.Policy p) {
             return policies.containsKey(p.policy());
         }
@@ -123,8 +146,26 @@ final class PendingChanges {
         return !identities.isEmpty() || !addresses.isEmpty();
     }
 
+    /** Removes and returns every change (none waits out a retry delay): no key tested, none copied one by one. */
+    DesiredDelta takeAll() {
+        if (alone != null) {
+            DesiredDelta d = alone;
+            alone = null;
+            return d;
+        }
+        DesiredDelta all = new DesiredDelta(identities, addresses, peerSets, members, policies, pods); // copies them
+        identities.clear();
+        addresses.clear();
+        peerSets.clear();
+        members.clear();
+        policies.clear();
+        pods.clear();
+        return all;
+    }
+
     /** Removes and returns every change whose part is due. */
     DesiredDelta takeDue(Predicate<Batch.UnitKey> due) {
+        spill();
         return new DesiredDelta(
                 take(identities, k -> Batch.UnitKey.ADDRESSES, due),
                 take(addresses, k -> Batch.UnitKey.ADDRESSES, due),

@@ -14,9 +14,10 @@ import java.util.TreeMap;
  * (now present, so absent before) or {@code false} (now absent, so present before). Only real changes
  * appear: a key whose row ended as it began is left out.
  *
- * <p>Applying a delta needs an order so that no rule ever names a missing set, and no pod a missing
- * policy: identities, addresses, peer sets and members that appear go first, then policies, then
- * pods; removals go in the reverse order. The batch layer owns that order; a delta is only the facts.
+ * <p>Applying a delta part by part needs an order so that no rule ever names a missing set: identities,
+ * addresses, peer sets and members that appear go first, then pods, then policies (a pod naming a
+ * policy not yet held fails closed); removals go last. The batch layer owns that order
+ * ({@code Batch#units}); a delta is only the facts.
  */
 public record DesiredDelta(
         Map<IdentityId, Change<Identity>> identities,

@@ -68,7 +68,8 @@ public final class PolicyCompiler {
     private final Map<String, Namespace> namespaces = new HashMap<>();
     private final Map<PodKey, Pod> pods = new HashMap<>();
     private final Map<String, Set<PodKey>> podsByNamespace = new HashMap<>();
-    private final LabelIndex<PodKey> podsByLabel = new LabelIndex<>();
+    /** Local endpoints only: what a policy's podSelector may select (at 100,000 pods, a node's hundred). */
+    private final LabelIndex<PodKey> targetsByLabel = new LabelIndex<>();
     private final Map<PodKey, BandwidthLimits> limits = new HashMap<>();
     private final Map<PolicyKey, NormalizedPolicy> policies = new HashMap<>();
     private final Map<String, Set<PolicyKey>> policiesByNamespace = new HashMap<>();
@@ -112,6 +113,22 @@ public final class PolicyCompiler {
     }
 
     public CompileResult apply(ClusterEvent event) {
+        List<ValidationError> found = compile(event);
+        return new CompileResult(drain(), found);
+    }
+
+    /**
+     * A whole state's events, then their changes together: from a compiler that has seen nothing, the
+     * whole desired state as additions, as {@code DesiredDelta.of(snapshot())} has it, without a delta
+     * per event and a sorted copy of every row in between (at 100,000 pods, a fifth of the start).
+     */
+    public DesiredDelta load(List<ClusterEvent> events) {
+        events.forEach(this::compile);
+        return drain();
+    }
+
+    /** Applies one event to the state; returns the errors found in its object. */
+    private List<ValidationError> compile(ClusterEvent event) {
         List<ValidationError> found = List.of();
         if (event instanceof ClusterEvent.NamespaceUpserted e) {
             namespaceChanged(e.namespace().name(), e.namespace());
@@ -142,7 +159,7 @@ public final class PolicyCompiler {
         } else if (event instanceof ClusterEvent.PolicyDeleted e) {
             policyChanged(e.key(), null);
         }
-        return new CompileResult(drain(), found);
+        return found;
     }
 
     private void recordErrors(ObjectRef ref, List<ValidationError> found) {
@@ -220,8 +237,8 @@ public final class PolicyCompiler {
 
     private void podChanged(PodKey key, Pod pod) {
         Pod old = pods.get(key);
-        if (old != null) {
-            podsByLabel.remove(key.namespace(), old.labels(), key);
+        if (isLocalEndpoint(old)) {
+            targetsByLabel.remove(key.namespace(), old.labels(), key);
         }
         if (pod == null) {
             pods.remove(key);
@@ -229,7 +246,9 @@ public final class PolicyCompiler {
         } else {
             pods.put(key, pod);
             Multimaps.add(podsByNamespace, key.namespace(), key);
-            podsByLabel.add(key.namespace(), pod.labels(), key);
+            if (isLocalEndpoint(pod)) {
+                targetsByLabel.add(key.namespace(), pod.labels(), key);
+            }
         }
         Set<PodKey> affected = updateClaims(key, pod);
         refreshTargets(key);
@@ -456,9 +475,9 @@ public final class PolicyCompiler {
 
         Set<PodKey> newTargets = new HashSet<>();
         if (policy != null) {
-            for (PodKey podKey : podsByLabel.candidates(key.namespace(), policy.podSelector())) {
+            for (PodKey podKey : targetsByLabel.candidates(key.namespace(), policy.podSelector())) {
                 Pod pod = pods.get(podKey);
-                if (isLocalEndpoint(pod) && policy.podSelector().matches(pod.labels())) {
+                if (policy.podSelector().matches(pod.labels())) {
                     newTargets.add(podKey);
                 }
             }

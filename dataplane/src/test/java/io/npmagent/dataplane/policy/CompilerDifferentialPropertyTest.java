@@ -3,6 +3,7 @@ package io.npmagent.dataplane.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.dataplane.desired.CanonicalState;
+import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.desired.DesiredState;
 import io.npmagent.dataplane.desired.DesiredStateInterpreter;
 import io.npmagent.dataplane.desired.DesiredStateInterpreter.Outcome;
@@ -100,6 +101,19 @@ class CompilerDifferentialPropertyTest {
                 && cluster.pod(side.pod()).map(Pod::nodeName).filter("node-1"::equals).isPresent();
         Outcome expected = !local ? Outcome.NOT_LOCAL : side.allowed() ? Outcome.ALLOW : Outcome.DENY;
         assertThat(outcome).as("%s side on node-1: %s", side.direction(), v.explain()).isEqualTo(expected);
+    }
+
+    @Property(tries = 300)
+    void loadingAWholeStateAtOnceGivesTheWholeStateAsAdditions(@ForAll("events") List<ClusterEvent> events) {
+        PolicyCompiler eventByEvent = new PolicyCompiler("node-1");
+        events.forEach(eventByEvent::apply);
+        PolicyCompiler atOnce = new PolicyCompiler("node-1");
+
+        assertThat(atOnce.load(events)).isEqualTo(DesiredDelta.of(eventByEvent.snapshot()));
+        assertThat(atOnce.snapshot()).isEqualTo(eventByEvent.snapshot());
+        assertThat(atOnce.errors()).isEqualTo(eventByEvent.errors());
+        assertThat(atOnce.apply(new ClusterEvent.NamespaceDeleted("never-seen-namespace")).delta().isEmpty())
+                .as("nothing left over: the next event's delta is only its own").isTrue();
     }
 
     @Property(tries = 300)

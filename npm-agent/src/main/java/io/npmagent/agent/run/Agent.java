@@ -8,7 +8,6 @@ import io.npmagent.dataplane.batch.FlushScheduler;
 import io.npmagent.dataplane.batch.QueueConfig;
 import io.npmagent.dataplane.batch.RetryPolicy;
 import io.npmagent.dataplane.batch.UnitFailure;
-import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.ApiSyntax;
 import io.npmagent.dataplane.model.ClusterEvent;
@@ -82,8 +81,7 @@ public final class Agent implements AutoCloseable {
             throw new IllegalStateException("the agent has already started");
         }
         long t0 = System.nanoTime();
-        whole.forEach(compiler::apply);
-        queue.submit(DesiredDelta.of(compiler.snapshot()));
+        queue.submit(compiler.load(whole));
         queue.flushNow();
         metrics.startupSeconds.labelValues("compile_and_apply").set(Metrics.secondsSince(t0));
         queue.start();
