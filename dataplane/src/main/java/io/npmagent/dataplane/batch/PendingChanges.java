@@ -104,12 +104,12 @@ final class PendingChanges {
                 && policies.isEmpty() && pods.isEmpty();
     }
 
-    /** Policy changes waiting whose part is due (not waiting out a retry delay). */
     /** Policies waiting, due or not. */
     int policyCount() {
         return alone != null ? alone.policies().size() : policies.size();
     }
 
+    /** Policy changes waiting whose part is due (not waiting out a retry delay). */
     int policies(Predicate<Batch.UnitKey> due) {
         int n = 0;
         for (PolicyKey k : alone != null ? alone.policies().keySet() : policies.keySet()) {

@@ -26,6 +26,7 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 
 /**
  * The desired state as netfilter objects, for the iptables and nftables backends alike: address sets
@@ -213,15 +214,9 @@ public final class NetfilterModel {
     /** The policy chains a pod's chains jump to (none for a pod that is gone or not isolated). */
     private static Set<ChainId.PolicyChain> jumpsOf(LocalPod pod) {
         Set<ChainId.PolicyChain> out = new HashSet<>();
-        if (pod == null) {
-            return out;
-        }
         for (Direction d : Direction.values()) {
-            if (!pod.isolated(d)) {
-                continue; // no pod chain
-            }
             for (Family f : Family.values()) {
-                if (pod.ips().stream().anyMatch(ip -> Family.of(ip) == f)) {
+                if (hasChain(pod, d, f)) {
                     pod.policies(d).forEach(policy -> out.add(new ChainId.PolicyChain(policy, d, f)));
                 }
             }
@@ -229,24 +224,12 @@ public final class NetfilterModel {
         return out;
     }
 
-    /**
-     * Counts the jumps a pod's chains stopped and started making; a policy chain that gains its first
-     * jump or loses its last one appears or goes, and with it the sets its rules name.
-     */
+    /** A policy chain that gains its first jump or loses its last one appears or goes, and with it the sets its rules name. */
     private void countJumps(Set<ChainId.PolicyChain> was, Set<ChainId.PolicyChain> now) {
-        for (ChainId.PolicyChain chain : was) {
-            if (!now.contains(chain) && jumps.merge(chain, -1, Integer::sum) == 0) {
-                jumps.remove(chain);
-                chainsChanged.add(chain);
-                countSets(chain);
-            }
-        }
-        for (ChainId.PolicyChain chain : now) {
-            if (!was.contains(chain) && jumps.merge(chain, 1, Integer::sum) == 1) {
-                chainsChanged.add(chain);
-                countSets(chain);
-            }
-        }
+        recount(jumps, was, now, chain -> {
+            chainsChanged.add(chain);
+            countSets(chain);
+        });
     }
 
     /** Brings {@link #setRefs} up to date with what {@code chain}'s rules name now (nothing if it does not exist). */
@@ -262,16 +245,29 @@ public final class NetfilterModel {
                 }
             }
         }
-        Set<SetId> was = now.isEmpty() ? setsNamed.remove(chain) : setsNamed.put(chain, Set.copyOf(now));
-        for (SetId set : was == null ? Set.<SetId>of() : was) {
-            if (!now.contains(set) && setRefs.merge(set, -1, Integer::sum) == 0) {
-                setRefs.remove(set);
-                markSet(set);
+        Set<SetId> was = setsNamed.getOrDefault(chain, Set.of());
+        if (now.isEmpty()) {
+            setsNamed.remove(chain);
+        } else {
+            setsNamed.put(chain, Set.copyOf(now));
+        }
+        recount(setRefs, was, now, this::markSet);
+    }
+
+    /**
+     * Moves reference counts from what a referrer named ({@code was}) to what it names ({@code now});
+     * {@code appearedOrGone} hears of each key whose count left or reached zero, after the count changed.
+     */
+    private static <K> void recount(Map<K, Integer> counts, Set<K> was, Set<K> now, Consumer<K> appearedOrGone) {
+        for (K key : was) {
+            if (!now.contains(key) && counts.merge(key, -1, Integer::sum) == 0) {
+                counts.remove(key);
+                appearedOrGone.accept(key);
             }
         }
-        for (SetId set : now) {
-            if ((was == null || !was.contains(set)) && setRefs.merge(set, 1, Integer::sum) == 1) {
-                markSet(set);
+        for (K key : now) {
+            if (!was.contains(key) && counts.merge(key, 1, Integer::sum) == 1) {
+                appearedOrGone.accept(key);
             }
         }
     }
@@ -472,8 +468,12 @@ public final class NetfilterModel {
             return policy != null && policy.isolates(p.direction()) && jumps.containsKey(p);
         }
         ChainId.PodChain c = (ChainId.PodChain) chain;
-        LocalPod pod = pods.get(c.pod());
-        return pod != null && pod.isolated(c.direction()) && pod.ips().stream().anyMatch(ip -> Family.of(ip) == c.family());
+        return hasChain(pods.get(c.pod()), c.direction(), c.family());
+    }
+
+    /** Whether the pod has a chain for the direction and family: isolated for it, with an address in it. */
+    private static boolean hasChain(LocalPod pod, Direction d, Family f) {
+        return pod != null && pod.isolated(d) && pod.ips().stream().anyMatch(ip -> Family.of(ip) == f);
     }
 
     /** A policy chain's rules, one per (peer, port), in rule order; empty admits nothing. */
