@@ -1,14 +1,14 @@
-/* The programs on each local pod's host-side interface, and the netfilter forward hook. A packet's
- * verdict is decided in npm_verdict(): replies and established flows pass, and so do ICMP errors
- * about them (ct.h); otherwise, if the pod is isolated for the direction, the peer's identity
- * (peers.h) or ANY must be admitted by the pod's policy entries (policy.h) in the copy of the state
- * packets read now (state.h), else it is dropped and counted (drop.h). The node itself is always
- * admitted; a pod reaching itself through its Service is a peer like any other. Egress to an address
- * that is no pod is judged in npm_forward() instead, after kube-proxy's DNAT; new connections through
- * a Service to a pod are judged there too, on their source before kube-proxy's SNAT (forward.h). What
- * policy passes then meets the pod's rate limit for the direction (bandwidth.h). Anything that is
- * not IPv4 or IPv6, IPv6 neighbour discovery, and packets on an interface that is no local pod's
- * pass untouched. */
+/* The programs on each local pod's host-side interface, the netfilter forward hook, and the sock_ops
+ * program that gives pods' connections their congestion control (congestion.h). A packet's verdict
+ * is decided in npm_verdict(): replies and established flows pass, and so do ICMP errors about them
+ * (ct.h); otherwise, if the pod is isolated for the direction, the peer's identity (peers.h) or ANY
+ * must be admitted by the pod's policy entries (policy.h) in the copy of the state packets read now
+ * (state.h), else it is dropped and counted (drop.h). The node itself is always admitted; a pod
+ * reaching itself through its Service is a peer like any other. Egress to an address that is no pod
+ * is judged in npm_forward() instead, after kube-proxy's DNAT; new connections through a Service to a
+ * pod are judged there too, on their source before kube-proxy's SNAT (forward.h). What policy passes
+ * then meets the pod's rate limit for the direction (bandwidth.h). Anything that is not IPv4 or IPv6,
+ * IPv6 neighbour discovery, and packets on an interface that is no local pod's pass untouched. */
 #include "lib/common.h"
 #include "lib/state.h"
 #include "lib/endpoint.h"
@@ -18,6 +18,7 @@
 #include "lib/drop.h"
 #include "lib/bandwidth.h"
 #include "lib/forward.h"
+#include "lib/congestion.h"
 
 /* A destination tc cannot judge: it may be a Service address that DNAT turns into a backend's. */
 static __always_inline int npm_after_dnat(__u32 identity)
@@ -159,6 +160,16 @@ int npm_forward(struct bpf_nf_ctx *ctx)
     if (deferred && npm_forward_egress(ctx, version, &now, &sent) == NPM_NF_DROP)
         return NPM_NF_DROP;
     return fresh ? npm_forward_ingress(ctx, version, &now, &sent) : NPM_NF_ACCEPT;
+}
+
+/* At the cgroup that holds the pods' processes: an active connection gets its pod's congestion control
+ * as it sends its SYN, a passive one once established (congestion.h). Never refuses a connection. */
+SEC("sockops")
+int npm_sock_ops(struct bpf_sock_ops *skops)
+{
+    if (skops->op == BPF_SOCK_OPS_TCP_CONNECT_CB || skops->op == BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB)
+        npm_set_congestion(skops);
+    return 1;
 }
 
 char LICENSE[] SEC("license") = "GPL";

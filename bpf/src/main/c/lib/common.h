@@ -14,6 +14,9 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+/* TCP_CA_NAME_MAX: the longest congestion control name, with its NUL. */
+#define NPM_TCP_CA_NAME_MAX 16
+
 #define NPM_INGRESS 0 /* into the pod: judged at the host-side interface's egress */
 #define NPM_EGRESS 1  /* out of the pod: judged at the host-side interface's ingress */
 

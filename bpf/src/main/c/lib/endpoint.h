@@ -1,7 +1,8 @@
 /* Local pods, by the host-side interface their traffic crosses: which endpoint the interface
  * belongs to, which directions its policies isolate (a direction no policy isolates is allowed
- * whole, the "allow-all entry" of that direction) and its rate limits. Rates live here, in the
- * versioned state, so a pod's rate change and policy change reach packets at the same flip. */
+ * whole, the "allow-all entry" of that direction), its rate limits and the congestion control its
+ * TCP connections get. These live here, in the versioned state, so a pod's rate or congestion
+ * control change and its policy change reach packets and sockets at the same flip. */
 #ifndef NPM_ENDPOINT_H
 #define NPM_ENDPOINT_H
 
@@ -18,6 +19,7 @@ struct npm_endpoint {
     __u8 isolated[2]; /* by direction: NPM_INGRESS, NPM_EGRESS */
     __u8 pad[2];
     __u64 rate[2];    /* bits per second by direction, 0: no limit (bandwidth.h) */
+    char congestion[NPM_TCP_CA_NAME_MAX]; /* NUL-terminated; empty: the namespace's default (congestion.h) */
 };
 
 struct {

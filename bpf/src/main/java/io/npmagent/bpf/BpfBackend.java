@@ -86,8 +86,8 @@ public final class BpfBackend implements Backend {
      * then tc judges all), and every handle to close.
      */
     private record Kernel(Path pinDir, String netnsName, NetnsThread netns, CommandRunner ip, ForwardHooks forward,
-            List<AutoCloseable> handles) {
-        static final Kernel NONE = new Kernel(null, null, null, null, null, List.of());
+            CongestionHook congestion, List<AutoCloseable> handles) {
+        static final Kernel NONE = new Kernel(null, null, null, null, null, null, List.of());
     }
 
     private record Parts(Kernel kernel, VersionedMaps maps, PodPlacer placer, Attachments.Hooks hooks, PodCounters counters,
@@ -100,9 +100,16 @@ public final class BpfBackend implements Backend {
      * @param netns  the network namespace of the pods' interfaces (null: this process's)
      * @param ip     runs {@code ip} and {@code bridge} in that namespace, to find pods' interfaces
      * @param bandwidth how the programs hold pods to their rate limits
+     * @param cgroupRoot the cgroup (cgroup2) that holds the pods' processes, where pods' congestion
+     *                   controls are applied ({@link CongestionHook}); null applies none
      */
+    public BpfBackend(Path pinDir, String netns, CommandRunner ip, BandwidthSettings bandwidth, Path cgroupRoot, Metrics metrics) {
+        this(load(pinDir, netns, ip, bandwidth, cgroupRoot, metrics), metrics);
+    }
+
+    /** Without pods' congestion controls. */
     public BpfBackend(Path pinDir, String netns, CommandRunner ip, BandwidthSettings bandwidth, Metrics metrics) {
-        this(load(pinDir, netns, ip, bandwidth, metrics), metrics);
+        this(pinDir, netns, ip, bandwidth, null, metrics);
     }
 
     /** Over maps, placement and hooks of the caller's (unit tests: in-memory maps, a table of interfaces). */
@@ -119,9 +126,12 @@ public final class BpfBackend implements Backend {
         this.setAside = parts.setAside();
         metrics.policyDropsFrom(counters::drops);
         metrics.bandwidthFrom(counters::bandwidth);
+        if (kernel.congestion() != null) {
+            metrics.congestionFrom(kernel.congestion()::counts);
+        }
     }
 
-    private static Parts load(Path pinDir, String netnsName, CommandRunner ip, BandwidthSettings bandwidth, Metrics metrics) {
+    private static Parts load(Path pinDir, String netnsName, CommandRunner ip, BandwidthSettings bandwidth, Path cgroupRoot, Metrics metrics) {
         try {
             Files.createDirectories(pinDir);
         } catch (IOException e) {
@@ -140,6 +150,8 @@ public final class BpfBackend implements Backend {
         BpfMap bandwidthStats;
         BpfProgram fromPod;
         BpfProgram toPod;
+        BpfProgram sockOps;
+        BpfMap tcpStats;
         try (BpfObject object = BpfObject.open(BpfObject.resource(OBJECT), "npm_agent", pinDir)) {
             setAside = !PinnedMaps.setAsideIncompatible(object, pinDir).isEmpty();
             object.prepareProgram(ForwardHooks.PROGRAM, netfilter, NetfilterLink.PROG_TYPE_NETFILTER, NetfilterLink.ATTACH_NETFILTER);
@@ -157,6 +169,8 @@ public final class BpfBackend implements Backend {
             }
             fromPod = object.program(FROM_POD);
             toPod = object.program(TO_POD);
+            sockOps = object.program(CongestionHook.PROGRAM);
+            tcpStats = object.map(CongestionHook.STATS);
             forwardHooks = object.map(ForwardHooks.MAP);
             if (netfilter) {
                 forwardProgram = object.program(ForwardHooks.PROGRAM);
@@ -173,12 +187,23 @@ public final class BpfBackend implements Backend {
             ForwardHooks.writeBits(forwardHooks, 0); // no hook: tc judges every packet itself
             forwardHooks.close();
         }
+        CongestionHook congestion = null;
+        if (cgroupRoot != null) {
+            pin(pinDir, sockOps, "prog_" + CongestionHook.PROGRAM);
+            congestion = CongestionHook.attach(sockOps, tcpStats, pinDir, cgroupRoot);
+        } else {
+            sockOps.close();
+            tcpStats.close();
+        }
         List<AutoCloseable> handles = new ArrayList<>(List.of(state, endpoints, local, ipcache, policy, drops, bandwidthStats, fromPod, toPod));
         if (forward != null) {
             handles.add(forward);
         }
+        if (congestion != null) {
+            handles.add(congestion);
+        }
         handles.add(netns);
-        return new Parts(new Kernel(pinDir, netnsName, netns, ip, forward, handles),
+        return new Parts(new Kernel(pinDir, netnsName, netns, ip, forward, congestion, handles),
                 new VersionedMaps(state, endpoints, local, ipcache, policy, metrics),
                 new PodInterfaces(new InterfaceResolver(ip)), new TcHooks(netns, fromPod, toPod),
                 new PodCounters(drops, bandwidthStats), setAside);
@@ -238,6 +263,9 @@ public final class BpfBackend implements Backend {
         if (kernel.forward() != null) {
             repaired += kernel.forward().repair();
         }
+        if (kernel.congestion() != null) {
+            repaired += kernel.congestion().repair();
+        }
         maps.catchUp();
         repaired += attachments.repair(pods.unplaced());
         maps.updateGauges();
@@ -285,6 +313,20 @@ public final class BpfBackend implements Backend {
     /** Null when egress to Services is judged after DNAT in both families; else what is not, and why. */
     public synchronized String forwardHookProblem() {
         return kernel.forward() == null ? NO_NETFILTER : kernel.forward().problem();
+    }
+
+    /** Whether pods' congestion controls are applied: a cgroup root was given and the link is in place. */
+    @Override
+    public synchronized boolean enforcesCongestion() {
+        return kernel.congestion() != null && kernel.congestion().problem() == null;
+    }
+
+    /** Null when pods' congestion controls are applied; else why not. */
+    public synchronized String congestionProblem() {
+        if (kernel.congestion() == null) {
+            return "no --cgroup-root: pods' npm-agent.io/tcp-congestion is not applied";
+        }
+        return kernel.congestion().problem();
     }
 
     /** Local pods whose interface was not found at the last batch or reconcile, so not enforced yet. */

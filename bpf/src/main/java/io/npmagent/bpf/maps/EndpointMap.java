@@ -1,13 +1,16 @@
 package io.npmagent.bpf.maps;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 
 /** {@code npm_endpoints} (endpoint.h): interface to local pod endpoint, per copy of the state. */
 public final class EndpointMap {
     public static final String NAME = "npm_endpoints";
     public static final int MAX_ENTRIES = 4096;
     public static final int KEY_SIZE = 8;
-    public static final int VALUE_SIZE = 24;
+    public static final int VALUE_SIZE = 40;
+    /** TCP_CA_NAME_MAX: a congestion control's name with its NUL. */
+    public static final int CONGESTION_SIZE = 16;
 
     private EndpointMap() {}
 
@@ -30,12 +33,30 @@ public final class EndpointMap {
 
     /**
      * struct npm_endpoint: the endpoint id, by direction (0 ingress, 1 egress) whether it is isolated,
-     * and its rate limits in bits per second (0: none).
+     * its rate limits in bits per second (0: none) and the congestion control its TCP connections get
+     * (null: the default; an ASCII name of at most 15 characters, NUL-padded).
      */
-    public record Value(int id, boolean ingressIsolated, boolean egressIsolated, long ingressRate, long egressRate) {
+    public record Value(int id, boolean ingressIsolated, boolean egressIsolated, long ingressRate, long egressRate, String congestion) {
+        public Value {
+            if (congestion != null && (congestion.isEmpty() || congestion.length() >= CONGESTION_SIZE
+                    || !congestion.chars().allMatch(c -> c > ' ' && c < 0x7f))) {
+                throw new IllegalArgumentException("not a congestion control name: " + congestion);
+            }
+        }
+
+        /** An endpoint with the default congestion control. */
+        public Value(int id, boolean ingressIsolated, boolean egressIsolated, long ingressRate, long egressRate) {
+            this(id, ingressIsolated, egressIsolated, ingressRate, egressRate, null);
+        }
+
         public byte[] encode() {
+            byte[] name = new byte[CONGESTION_SIZE];
+            if (congestion != null) {
+                byte[] ascii = congestion.getBytes(StandardCharsets.US_ASCII);
+                System.arraycopy(ascii, 0, name, 0, ascii.length);
+            }
             return Bytes.writer(VALUE_SIZE).putInt(id).put((byte) (ingressIsolated ? 1 : 0)).put((byte) (egressIsolated ? 1 : 0))
-                    .put(new byte[2]).putLong(ingressRate).putLong(egressRate).array();
+                    .put(new byte[2]).putLong(ingressRate).putLong(egressRate).put(name).array();
         }
 
         public static Value decode(byte[] bytes) {
@@ -44,13 +65,21 @@ public final class EndpointMap {
             boolean ingress = b.get() != 0;
             boolean egress = b.get() != 0;
             b.position(8);
-            return new Value(id, ingress, egress, b.getLong(), b.getLong());
+            long ingressRate = b.getLong();
+            long egressRate = b.getLong();
+            int len = 0;
+            while (len < CONGESTION_SIZE - 1 && bytes[24 + len] != 0) {
+                len++;
+            }
+            String congestion = len == 0 ? null : new String(bytes, 24, len, StandardCharsets.US_ASCII);
+            return new Value(id, ingress, egress, ingressRate, egressRate, congestion);
         }
 
         @Override
         public String toString() {
             return "endpoint " + id + (ingressIsolated ? " ingress-isolated" : "") + (egressIsolated ? " egress-isolated" : "")
-                    + (ingressRate != 0 ? " ingress " + ingressRate + " bit/s" : "") + (egressRate != 0 ? " egress " + egressRate + " bit/s" : "");
+                    + (ingressRate != 0 ? " ingress " + ingressRate + " bit/s" : "") + (egressRate != 0 ? " egress " + egressRate + " bit/s" : "")
+                    + (congestion != null ? " tcp " + congestion : "");
         }
     }
 }

@@ -392,7 +392,7 @@ public final class BpfModel {
         }
         int endpoint = endpointIds.computeIfAbsent(key, k -> nextEndpoint++);
         endpoints.put(key, new Rendered.Endpoint(endpoint, pod.ips(), pod.isolated(Direction.INGRESS), pod.isolated(Direction.EGRESS),
-                pod.bandwidth()));
+                pod.bandwidth(), pod.congestion()));
         Map<PolicyEntry, Integer> now = new HashMap<>();
         Set<PolicyEntry> ofRule = new HashSet<>();
         forEachHeldRule(pod, (d, rule) -> {

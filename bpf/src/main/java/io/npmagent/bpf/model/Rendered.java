@@ -15,8 +15,9 @@ import java.util.Set;
  */
 public record Rendered(Map<Cidr, Integer> ipcache, Map<PodKey, Endpoint> endpoints, Set<PolicyEntry> policy, Changes changes) {
 
-    /** A local pod as the programs see it once its interface is known. */
-    public record Endpoint(int id, List<IpAddress> ips, boolean ingressIsolated, boolean egressIsolated, BandwidthLimits bandwidth) {}
+    /** A local pod as the programs see it once its interface is known; {@code congestion} null: the default. */
+    public record Endpoint(int id, List<IpAddress> ips, boolean ingressIsolated, boolean egressIsolated, BandwidthLimits bandwidth,
+                           String congestion) {}
 
     /**
      * What differs from the render before: everything ({@code all}), or the endpoints of {@code pods},

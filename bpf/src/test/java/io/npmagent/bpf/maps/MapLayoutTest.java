@@ -1,6 +1,7 @@
 package io.npmagent.bpf.maps;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.model.IpAddress;
@@ -30,8 +31,13 @@ class MapLayoutTest {
         assertThat(hex(k.encode())).isEqualTo("02010000" + "01" + "000000");
         assertThat(EndpointMap.Key.decode(k.encode())).isEqualTo(k);
         EndpointMap.Value v = new EndpointMap.Value(7, true, false, 50_000_000L, 0x0102030405L);
-        assertThat(hex(v.encode())).isEqualTo("07000000" + "01" + "00" + "0000" + "80f0fa0200000000" + "0504030201000000");
+        assertThat(hex(v.encode())).isEqualTo("07000000" + "01" + "00" + "0000" + "80f0fa0200000000" + "0504030201000000" + "00".repeat(16));
         assertThat(EndpointMap.Value.decode(v.encode())).isEqualTo(v);
+        EndpointMap.Value bbr = new EndpointMap.Value(7, false, false, 0, 0, "bbr");
+        assertThat(hex(bbr.encode()).substring(48)).isEqualTo("626272" + "00".repeat(13));
+        assertThat(EndpointMap.Value.decode(bbr.encode())).isEqualTo(bbr);
+        assertThatThrownBy(() -> new EndpointMap.Value(7, false, false, 0, 0, "a".repeat(16))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new EndpointMap.Value(7, false, false, 0, 0, "bb r")).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -48,6 +48,11 @@ public interface Backend extends AutoCloseable {
         return false;
     }
 
+    /** Whether local pods' congestion controls ({@code LocalPod.congestion}) are applied; only the eBPF backend's are, given a cgroup root. */
+    default boolean enforcesCongestion() {
+        return false;
+    }
+
     @Override
     default void close() {}
 }

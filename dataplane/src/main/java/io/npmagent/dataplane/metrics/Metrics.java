@@ -54,6 +54,7 @@ public final class Metrics {
     public final Gauge bpfMapPressure;
     private volatile Supplier<Map<List<String>, long[]>> dropSource = Map::of;
     private volatile Supplier<Map<List<String>, long[]>> bandwidthSource = Map::of;
+    private volatile Supplier<long[]> congestionSource = () -> new long[2];
 
     public Metrics(PrometheusRegistry registry) {
         iptablesRestoreLatency = Histogram.builder()
@@ -170,6 +171,17 @@ public final class Metrics {
                 () -> bandwidthSource, 3);
         perPodCounter(registry, "npm_bandwidth_policed_total", "Packets a pod's ingress limit dropped: its token bucket was in debt.",
                 () -> bandwidthSource, 4);
+        CounterWithCallback.builder()
+                .name("npm_tcp_congestion_total")
+                .help("New TCP connections of local pods given the congestion control their npm-agent.io/tcp-congestion names (result=set), "
+                        + "or refused it by the kernel (result=refused: the algorithm is not loaded any more).")
+                .labelNames("result")
+                .callback(cb -> {
+                    long[] v = congestionSource.get();
+                    cb.call(v[0], "set");
+                    cb.call(v[1], "refused");
+                })
+                .register(registry);
     }
 
     /** A counter per (pod, direction) read at each scrape from element {@code index} of what a backend reports. */
@@ -197,6 +209,11 @@ public final class Metrics {
      */
     public void bandwidthFrom(Supplier<Map<List<String>, long[]>> source) {
         bandwidthSource = source;
+    }
+
+    /** Where {@code npm_tcp_congestion_total{result}} is read from: connections set, and refused. */
+    public void congestionFrom(Supplier<long[]> source) {
+        congestionSource = source;
     }
 
     /** Sets the gauges of what a backend holds in the kernel. */

@@ -2,6 +2,7 @@ package io.npmagent.dataplane.policy;
 
 import io.npmagent.dataplane.bandwidth.BandwidthAnnotations;
 import io.npmagent.dataplane.bandwidth.BandwidthLimits;
+import io.npmagent.dataplane.bandwidth.CongestionAnnotation;
 import io.npmagent.dataplane.desired.CompiledPolicy;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.desired.DesiredState;
@@ -63,6 +64,8 @@ import java.util.TreeSet;
  */
 public final class PolicyCompiler {
     private final String nodeName;
+    /** The node's tcp_available_congestion_control; null when not known (then only the syntax is checked). */
+    private final Set<String> congestionControls;
 
     // The cluster as last seen.
     private final Map<String, Namespace> namespaces = new HashMap<>();
@@ -71,6 +74,8 @@ public final class PolicyCompiler {
     /** Local endpoints only: what a policy's podSelector may select (at 100,000 pods, a node's hundred). */
     private final LabelIndex<PodKey> targetsByLabel = new LabelIndex<>();
     private final Map<PodKey, BandwidthLimits> limits = new HashMap<>();
+    /** Pods that ask for a congestion control the node has; most ask for none and have no entry. */
+    private final Map<PodKey, String> congestion = new HashMap<>();
     private final Map<PolicyKey, NormalizedPolicy> policies = new HashMap<>();
     private final Map<String, Set<PolicyKey>> policiesByNamespace = new HashMap<>();
     private final Map<ObjectRef, List<ValidationError>> errors = new TreeMap<>(
@@ -102,7 +107,16 @@ public final class PolicyCompiler {
      *                 single-node sandbox, or evaluating the whole cluster)
      */
     public PolicyCompiler(String nodeName) {
+        this(nodeName, null);
+    }
+
+    /**
+     * @param congestionControls the congestion controls the node's kernel offers, which a pod's
+     *                           {@code npm-agent.io/tcp-congestion} must name; null checks only the syntax
+     */
+    public PolicyCompiler(String nodeName, Set<String> congestionControls) {
         this.nodeName = nodeName;
+        this.congestionControls = congestionControls == null ? null : Set.copyOf(congestionControls);
     }
 
     /** The desired state of {@code cluster} for {@code nodeName}, compiled from nothing. */
@@ -140,17 +154,26 @@ public final class PolicyCompiler {
             found = errors.getOrDefault(ObjectRef.of(e.pod().key()), List.of());
         } else if (event instanceof ClusterEvent.PodUpserted e) {
             BandwidthAnnotations.Read bandwidth = BandwidthAnnotations.read(e.pod());
-            found = bandwidth.errors();
+            CongestionAnnotation.Read tcp = CongestionAnnotation.read(e.pod(), congestionControls);
+            List<ValidationError> podErrors = new ArrayList<>(bandwidth.errors());
+            podErrors.addAll(tcp.errors());
+            found = List.copyOf(podErrors);
             recordErrors(ObjectRef.of(e.pod().key()), found);
             if (bandwidth.limits().limited()) {
                 limits.put(e.pod().key(), bandwidth.limits());
             } else {
                 limits.remove(e.pod().key()); // read as NONE: most pods have no limit, and need no entry
             }
+            if (tcp.congestion() != null) {
+                congestion.put(e.pod().key(), tcp.congestion());
+            } else {
+                congestion.remove(e.pod().key());
+            }
             podChanged(e.pod().key(), e.pod());
         } else if (event instanceof ClusterEvent.PodDeleted e) {
             recordErrors(ObjectRef.of(e.key()), List.of());
             limits.remove(e.key());
+            congestion.remove(e.key());
             podChanged(e.key(), null);
         } else if (event instanceof ClusterEvent.PolicyUpserted e) {
             NormalizedPolicy normalized = PolicyNormalizer.normalize(e.policy());
@@ -168,6 +191,11 @@ public final class PolicyCompiler {
         } else {
             errors.put(ref, found);
         }
+    }
+
+    /** Local pods that ask for a congestion control, in order. */
+    public List<PodKey> congestionPods() {
+        return podRows.view().values().stream().filter(p -> p.congestion() != null).map(LocalPod::key).sorted().toList();
     }
 
     /** Local pods with a bandwidth limit, in order. */
@@ -433,7 +461,7 @@ public final class PolicyCompiler {
                 egress.add(p);
             }
         }
-        podRows.put(key, new LocalPod(key, owned, id, ingress, egress, limits.getOrDefault(key, BandwidthLimits.NONE)));
+        podRows.put(key, new LocalPod(key, owned, id, ingress, egress, limits.getOrDefault(key, BandwidthLimits.NONE), congestion.get(key)));
     }
 
     // ---- policies ---------------------------------------------------------------------------

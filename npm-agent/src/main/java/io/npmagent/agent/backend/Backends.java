@@ -38,14 +38,19 @@ public final class Backends {
      * Where a backend works: its commands run through {@code runner}, in network namespace {@code netns}
      * (null: the agent's own); the eBPF backend pins under {@code bpffs}/npm-agent.
      */
-    public record Placement(CommandRunner runner, String netns, Path bpffs) {
+    public record Placement(CommandRunner runner, String netns, Path bpffs, Path cgroupRoot) {
         public static Placement host() {
-            return new Placement(ProcessRunner.host(), null, Capabilities.DEFAULT_BPFFS);
+            return new Placement(ProcessRunner.host(), null, Capabilities.DEFAULT_BPFFS, null);
         }
 
         public static Placement of(String netns, Path bpffs) {
+            return of(netns, bpffs, null);
+        }
+
+        /** @param cgroupRoot the cgroup2 directory holding the pods' processes, for their congestion controls; null: none */
+        public static Placement of(String netns, Path bpffs, Path cgroupRoot) {
             return new Placement(netns == null ? ProcessRunner.host() : ProcessRunner.inNamespace(netns), netns,
-                    bpffs == null ? Capabilities.DEFAULT_BPFFS : bpffs);
+                    bpffs == null ? Capabilities.DEFAULT_BPFFS : bpffs, cgroupRoot);
         }
 
         public Path pinDir() {
@@ -76,7 +81,7 @@ public final class Backends {
             case "auto":
                 return auto(where, bandwidth, metrics);
             case "bpf": {
-                BpfBackend bpf = new BpfBackend(where.pinDir(), where.netns(), where.runner(), bandwidth, metrics);
+                BpfBackend bpf = new BpfBackend(where.pinDir(), where.netns(), where.runner(), bandwidth, where.cgroupRoot(), metrics);
                 return new Chosen(bpf, "bpf, as asked; " + services(bpf) + "; " + shaping(where, bandwidth));
             }
             case "iptables":
@@ -96,10 +101,12 @@ public final class Backends {
         }
     }
 
-    /** Where the eBPF backend judges egress through a Service. */
+    /** Where the eBPF backend judges egress through a Service, and whether it applies pods' congestion controls. */
     private static String services(BpfBackend bpf) {
         String problem = bpf.forwardHookProblem();
-        return problem == null ? "egress to Services judged after DNAT (netfilter forward hook)" : problem;
+        String congestion = bpf.congestionProblem();
+        return (problem == null ? "egress to Services judged after DNAT (netfilter forward hook)" : problem)
+                + "; " + (congestion == null ? "pods' TCP congestion controls applied (sock_ops)" : congestion);
     }
 
     /** The eBPF backend's bandwidth status: how rates are bounded, and BBR if asked for (turned on here, or why not). */
@@ -112,7 +119,7 @@ public final class Backends {
         String why;
         if (caps.canEnforce()) {
             try {
-                BpfBackend backend = new BpfBackend(where.pinDir(), where.netns(), where.runner(), bandwidth, metrics);
+                BpfBackend backend = new BpfBackend(where.pinDir(), where.netns(), where.runner(), bandwidth, where.cgroupRoot(), metrics);
                 Chosen bpf = new Chosen(backend, caps.describe() + "; " + services(backend) + "; " + shaping(where, bandwidth));
                 LOG.log(System.Logger.Level.INFO, "backend {0}", bpf.reason());
                 return bpf;
@@ -162,7 +169,7 @@ public final class Backends {
         if (name.equals("bpf")) {
             return Capabilities.probe(Capabilities.DEFAULT_BPFFS).kernelCanEnforce() && runner.available("ip");
         }
-        return available(name, new Placement(runner, null, Capabilities.DEFAULT_BPFFS));
+        return available(name, new Placement(runner, null, Capabilities.DEFAULT_BPFFS, null));
     }
 
     /** Whether what {@code name} needs is here: its tools, or for bpf the kernel features and a bpffs. */

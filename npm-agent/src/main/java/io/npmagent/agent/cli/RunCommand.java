@@ -177,7 +177,7 @@ final class RunCommand implements Callable<Integer> {
 
     /** Where the backends work: the namespace and bpffs given, else the configuration's bpffs. */
     private Backends.Placement placement(AgentConfig config) {
-        return Backends.Placement.of(options.netns, given("--bpffs") ? options.bpffs : config.bpffs());
+        return Backends.Placement.of(options.netns, given("--bpffs") ? options.bpffs : config.bpffs(), options.cgroupRoot);
     }
 
     private int usage(String message) {

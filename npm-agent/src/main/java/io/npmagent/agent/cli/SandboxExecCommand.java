@@ -2,7 +2,6 @@ package io.npmagent.agent.cli;
 
 import io.npmagent.agent.sandbox.Sandbox;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -38,8 +37,6 @@ final class SandboxExecCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("npm-agent sandbox exec: sandbox " + sandbox.name() + " has no pod " + pod);
             return ExitCodes.USAGE;
         }
-        List<String> argv = new ArrayList<>(List.of("ip", "netns", "exec", record.netns()));
-        argv.addAll(command);
-        return new ProcessBuilder(argv).inheritIO().start().waitFor();
+        return new ProcessBuilder(record.command(command)).inheritIO().start().waitFor();
     }
 }

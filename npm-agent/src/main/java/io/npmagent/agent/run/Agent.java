@@ -23,12 +23,15 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The agent's pipeline, whatever feeds it: cluster snapshots in, compiler, batching queue, backend.
@@ -41,6 +44,7 @@ import java.util.Map;
  * take.
  */
 public final class Agent implements AutoCloseable {
+    private static final Path AVAILABLE_CONGESTION = Path.of("/proc/sys/net/ipv4/tcp_available_congestion_control");
     private final Backend backend;
     private final String backendReason;
     private final PolicyCompiler compiler;
@@ -54,12 +58,25 @@ public final class Agent implements AutoCloseable {
             Duration reconcilePeriod) {
         this.backend = chosen.backend();
         this.backendReason = chosen.reason();
-        this.compiler = new PolicyCompiler(nodeName);
+        this.compiler = new PolicyCompiler(nodeName, backend.enforcesCongestion() ? availableCongestionControls() : null);
         this.registry = registry;
         this.metrics = metrics;
         this.queue = new BatchQueue(backend, config, RetryPolicy.DEFAULTS, InstantSource.system(),
                 FlushScheduler.singleThread("npm-agent-flush"), metrics);
         queue.reconcileEvery(reconcilePeriod);
+    }
+
+    /**
+     * The congestion controls this kernel offers, which a pod's {@code npm-agent.io/tcp-congestion} must
+     * name (the list is the kernel's, not a namespace's). Unreadable: null, and only the syntax is checked.
+     */
+    static Set<String> availableCongestionControls() {
+        try {
+            return Set.of(Files.readString(AVAILABLE_CONGESTION).strip().split("\\s+"));
+        } catch (IOException | IllegalArgumentException e) {
+            System.getLogger(Agent.class.getName()).log(System.Logger.Level.WARNING, "cannot read {0}: {1}", AVAILABLE_CONGESTION, e.toString());
+            return null;
+        }
     }
 
     /** Brings the desired state to {@code next}: the whole of it at first, then what changed. */
@@ -151,6 +168,14 @@ public final class Agent implements AutoCloseable {
             if (!limited.isEmpty()) {
                 out.add(ApiSyntax.escapeControls(String.format("bandwidth limits of %d local pods are not enforced: the %s backend "
                         + "enforces none, only bpf does (first: %s)", limited.size(), backend.name(), limited.get(0))));
+            }
+        }
+        if (!backend.enforcesCongestion()) {
+            List<PodKey> choosing = compiler.congestionPods();
+            if (!choosing.isEmpty()) {
+                out.add(ApiSyntax.escapeControls(String.format("TCP congestion controls of %d local pods are not applied: the %s backend "
+                        + "applies none (only bpf does, given --cgroup-root); their connections keep the default (first: %s)",
+                        choosing.size(), backend.name(), choosing.get(0))));
             }
         }
         return out;

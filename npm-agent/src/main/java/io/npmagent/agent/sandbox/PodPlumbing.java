@@ -25,8 +25,9 @@ import java.util.TreeSet;
  * an address, a network namespace joined to the node's by a veth pair ({@code eth0} in the pod,
  * {@code veth<n>} in the node), its addresses (/32, /128), a default route via the node
  * ({@code 169.254.1.1}, {@code fe80::1}, as Calico does) and the node's host routes back, and a server on
- * every declared TCP and UDP port. A pod that goes, or changes address or ports, is torn down (and built
- * again). Host-network and terminal pods get nothing; SCTP ports are not served (no SCTP sockets).
+ * every declared TCP and UDP port, started in a cgroup of the pod's own ({@link PodCgroups}). A pod that
+ * goes, or changes address or ports, is torn down (and built again). Host-network and terminal pods get
+ * nothing; SCTP ports are not served (no SCTP sockets).
  *
  * <p>Every command names its namespace ({@code ip -n}), so it works from any namespace and changes
  * nothing outside the sandbox's own.
@@ -37,12 +38,15 @@ final class PodPlumbing {
 
     private final Sandbox sandbox;
     private final CommandRunner host;
+    private final Path cgroups;
     private final Map<String, Sandbox.PodRecord> built = new LinkedHashMap<>();
     private int nextIndex = 1;
 
     PodPlumbing(Sandbox sandbox, CommandRunner host) throws IOException {
         this.sandbox = sandbox;
         this.host = host;
+        this.cgroups = PodCgroups.of(sandbox);
+        PodCgroups.create(cgroups);
         for (Sandbox.PodRecord r : sandbox.pods()) { // a restarted daemon takes over what is there
             built.put(r.pod(), r);
             nextIndex = Math.max(nextIndex, r.index() + 1);
@@ -120,19 +124,28 @@ final class PodPlumbing {
         for (IpAddress ip : pod.ips()) {
             must("ip", "-n", node, ip.v6() ? "-6" : "-4", "route", "add", ip + "/" + ip.bitLength(), "dev", veth);
         }
-        List<String> served = served(pod);
-        long pid = served.isEmpty() ? 0 : startServer(ns, served);
-        LOG.log(System.Logger.Level.INFO, "pod {0}: {1} {2} serving {3}", pod.key(), ns, pod.ips(), served);
-        return new Sandbox.PodRecord(pod.key().toString(), ns, index, texts(pod.ips()), served, pid);
+        Path cgroup = PodCgroups.ofPod(cgroups, index);
+        try {
+            PodCgroups.create(cgroup);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the cgroup of pod " + pod.key(), e);
+        }
+        Sandbox.PodRecord record = new Sandbox.PodRecord(pod.key().toString(), ns, index, texts(pod.ips()), served(pod), 0, cgroup.toString());
+        long pid = record.served().isEmpty() ? 0 : startServer(record);
+        LOG.log(System.Logger.Level.INFO, "pod {0}: {1} {2} serving {3}", pod.key(), ns, pod.ips(), record.served());
+        return new Sandbox.PodRecord(record.pod(), ns, index, record.ips(), record.served(), pid, record.cgroup());
     }
 
-    private long startServer(String ns, List<String> served) {
+    private long startServer(Sandbox.PodRecord pod) {
+        String ns = pod.netns();
         try {
             Path script = sandbox.script("podserver.py");
             Path ready = sandbox.dir().resolve(ns + ".ready");
             Files.deleteIfExists(ready);
-            List<String> argv = new ArrayList<>(List.of("setsid", "ip", "netns", "exec", ns, "python3", script.toString(), ready.toString()));
-            argv.addAll(served);
+            List<String> server = new ArrayList<>(List.of("python3", script.toString(), ready.toString()));
+            server.addAll(pod.served());
+            List<String> argv = new ArrayList<>(List.of("setsid"));
+            argv.addAll(pod.command(server));
             Process p = new ProcessBuilder(argv)
                     .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(sandbox.dir().resolve("servers.log").toFile()))
@@ -158,6 +171,13 @@ final class PodPlumbing {
     private void destroy(Sandbox.PodRecord r) {
         kill(r.serverPid(), "podserver.py");
         host.run(List.of("ip", "netns", "del", r.netns()), "", TIMEOUT);
+        if (r.cgroup() != null) {
+            try {
+                PodCgroups.remove(Path.of(r.cgroup()), Duration.ofSeconds(5));
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "pod {0}: {1}", r.pod(), e.getMessage());
+            }
+        }
         LOG.log(System.Logger.Level.INFO, "pod {0}: removed {1}", r.pod(), r.netns());
     }
 

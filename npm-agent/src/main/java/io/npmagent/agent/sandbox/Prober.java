@@ -94,8 +94,7 @@ public final class Prober {
             return List.of();
         }
         String input = GSON.toJson(Map.of("timeout", timeout.toMillis() / 1000.0, "targets", request));
-        CommandResult r = ProcessRunner.host().run(List.of("ip", "netns", "exec", from.netns(), "python3", script.toString()),
-                input, timeout.plusSeconds(30));
+        CommandResult r = ProcessRunner.host().run(from.command(List.of("python3", script.toString())), input, timeout.plusSeconds(30));
         if (!r.ok()) {
             throw new IllegalStateException("the prober in " + from.pod() + " failed: " + r.errorSummary());
         }

@@ -50,8 +50,15 @@ public final class Sandbox {
         }
     }
 
-    /** One pod as the node daemon built it. */
-    public record PodRecord(String pod, String netns, int index, List<String> ips, List<String> served, long serverPid) {}
+    /** One pod as the node daemon built it; {@code cgroup} holds its processes (null in a record of an older version). */
+    public record PodRecord(String pod, String netns, int index, List<String> ips, List<String> served, long serverPid, String cgroup) {
+        /** {@code argv} as one of this pod's processes: in its network namespace and its cgroup. */
+        public List<String> command(List<String> argv) {
+            List<String> inPod = new ArrayList<>(List.of("ip", "netns", "exec", netns));
+            inPod.addAll(argv);
+            return cgroup == null ? inPod : PodCgroups.inside(Path.of(cgroup), inPod);
+        }
+    }
 
     private Sandbox(String name, Path dir) {
         this.name = name;

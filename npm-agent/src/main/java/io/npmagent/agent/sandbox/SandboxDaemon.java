@@ -140,10 +140,13 @@ public final class SandboxDaemon {
             Files.writeString(config, "{\"ListeningAddress\": \"127.0.0.1\", \"ListeningPort\": " + ControlPlane.freePort()
                     + ", \"DebugListeningAddress\": \"127.0.0.1\", \"DebugListeningPort\": " + ControlPlane.freePort() + "}\n");
             var shaping = Sandbox.Shaping.settings(spec.shaping());
+            Path cgroup = PodCgroups.of(sandbox); // the pods' processes are below it (PodPlumbing)
+            PodCgroups.create(cgroup);
             String java = ProcessHandle.current().info().command().orElse("java");
             List<String> argv = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "run",
                     "--kubeconfig", kubeconfig.toString(), "--node", sandbox.nodeName(), "--config", config.toString(),
                     "--backend", spec.backend(), "--netns", sandbox.nodeNetns(), "--bpffs", sandbox.bpffs().toString(),
+                    "--cgroup-root", cgroup.toString(),
                     "--state-dir", sandbox.dir().toString(), "--poll-ms", "50",
                     "--edt-horizon", shaping.horizon().toNanos() + "ns", "--ecn-threshold", shaping.ecnThreshold().toNanos() + "ns",
                     "--ingress-burst", shaping.ingressBurst().toNanos() + "ns"));

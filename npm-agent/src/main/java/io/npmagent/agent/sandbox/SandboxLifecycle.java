@@ -165,6 +165,11 @@ public final class SandboxLifecycle {
                 removed.add("network namespace " + ns);
             }
         }
+        Optional<Path> cgroup = PodCgroups.cgroup2Mount().map(m -> PodCgroups.of(sandbox));
+        if (cgroup.isPresent() && Files.isDirectory(cgroup.get())) {
+            PodCgroups.remove(cgroup.get(), Duration.ofSeconds(10));
+            removed.add("cgroup " + cgroup.get());
+        }
         if (Capabilities.bpffsAt(sandbox.bpffs())) {
             CommandResult r = ProcessRunner.host().run(List.of("umount", sandbox.bpffs().toString()), "", TIMEOUT);
             if (!r.ok()) {

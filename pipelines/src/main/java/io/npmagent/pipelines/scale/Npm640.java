@@ -63,7 +63,7 @@ public final class Npm640 {
             }
 
             Metrics metrics = new Metrics(new PrometheusRegistry());
-            TimedBackend backend = new TimedBackend(Backends.create(backendName, new Backends.Placement(inside, netns, bpffs),
+            TimedBackend backend = new TimedBackend(Backends.create(backendName, new Backends.Placement(inside, netns, bpffs, null),
                     BandwidthSettings.DEFAULTS, metrics));
             PolicyCompiler compiler = new PolicyCompiler(null);
             FlushScheduler scheduler = FlushScheduler.singleThread("npm640-flush");

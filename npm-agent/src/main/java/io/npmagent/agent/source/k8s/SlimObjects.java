@@ -10,6 +10,7 @@ import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1PodStatus;
 import io.npmagent.dataplane.bandwidth.BandwidthAnnotations;
+import io.npmagent.dataplane.bandwidth.CongestionAnnotation;
 import io.npmagent.dataplane.model.Direction;
 import java.util.HashMap;
 import java.util.List;
@@ -20,15 +21,15 @@ import java.util.Map;
  * holds every pod of the cluster, and a pod as the API server sends it (managedFields, the last-applied
  * annotation, env, volumes, probes, conditions, container statuses) is ten to fifty times larger than
  * what enforcement needs. A pod is cut to its fields that matter (name, namespace, resourceVersion,
- * labels, the bandwidth annotations; of its spec its node, hostNetwork and each container's name and
- * ports, init containers with their restart policy, for sidecars; of its status the phase and
- * addresses), converted to the model's pod at once and cached as a {@link CachedPod}; a namespace keeps
+ * labels, the bandwidth and congestion control annotations; of its spec its node, hostNetwork and
+ * each container's name and ports, init containers with their restart policy, for sidecars; of its
+ * status the phase and addresses), converted to the model's pod at once and cached as a {@link CachedPod}; a namespace keeps
  * its name and labels, a policy its whole spec. {@code KubeObjects} of a slim object equals
  * {@code KubeObjects} of the original: {@code SlimObjectsTest} holds that.
  */
 public final class SlimObjects {
-    private static final List<String> KEPT_ANNOTATIONS =
-            List.of(BandwidthAnnotations.annotation(Direction.INGRESS), BandwidthAnnotations.annotation(Direction.EGRESS));
+    private static final List<String> KEPT_ANNOTATIONS = List.of(BandwidthAnnotations.annotation(Direction.INGRESS),
+            BandwidthAnnotations.annotation(Direction.EGRESS), CongestionAnnotation.ANNOTATION);
 
     private SlimObjects() {}
 
@@ -87,7 +88,7 @@ public final class SlimObjects {
     }
 
     /**
-     * The annotations the agent reads (the bandwidth ones), of all a pod has: the model holds no others,
+     * The annotations the agent reads (bandwidth, congestion control), of all a pod has: the model holds no others,
      * so an unrelated annotation changing is no change to the pod.
      */
     public static Map<String, String> readAnnotations(Map<String, String> annotations) {
