@@ -1,7 +1,6 @@
 package io.npmagent.bpf.libbpf;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 
 /**
@@ -12,22 +11,17 @@ import java.nio.file.Path;
  * place ({@code BPF_LINK_UPDATE}): a restarted agent gives the pinned link its own program, and the
  * cgroup is never without one.
  */
-public final class CgroupLink implements AutoCloseable {
+public final class CgroupLink extends LinkFd {
     public static final int ATTACH_CGROUP_SOCK_OPS = 3;
     private static final int BPF_LINK_CREATE = 28;
     private static final int BPF_LINK_UPDATE = 29;
     private static final int O_DIRECTORY = 0x10000;
-    private static final int LINK_INFO_SIZE = 64;
 
     /** What the kernel says of a link: its program, the cgroup (by id) and attach type. */
     public record Info(int id, int programId, long cgroupId, int attachType) {}
 
-    private final String name;
-    private volatile int fd;
-
     private CgroupLink(int fd, String name) {
-        this.fd = fd;
-        this.name = name;
+        super(fd, name);
     }
 
     /** Attaches {@code program} to the cgroup at {@code cgroup} (a directory of a cgroup2 mount) for {@code attachType}. */
@@ -52,16 +46,11 @@ public final class CgroupLink implements AutoCloseable {
 
     /** Opens a link pinned on bpffs (this run's or an earlier agent's). */
     public static CgroupLink openPinned(Path path) {
-        int fd = LibBpfNative.check(LibBpfNative.lib().bpf_obj_get(path.toString()), "bpf_obj_get", path.toString());
-        FdKind.info(fd, FdKind.LINK, LINK_INFO_SIZE, path.toString()); // a map or program pinned there is refused
-        return new CgroupLink(fd, path.toString());
+        return new CgroupLink(openPinnedFd(path), path.toString());
     }
 
     public Info info() {
-        byte[] raw = new byte[LINK_INFO_SIZE];
-        jnr.ffi.byref.IntByReference len = new jnr.ffi.byref.IntByReference(raw.length);
-        LibBpfNative.check(LibBpfNative.lib().bpf_obj_get_info_by_fd(fd, raw, len), "bpf_obj_get_info_by_fd", name);
-        ByteBuffer b = ByteBuffer.wrap(raw).order(ByteOrder.nativeOrder());
+        ByteBuffer b = rawInfo();
         // struct bpf_link_info: type, id, prog_id; the cgroup member of its union at 16: cgroup_id, attach_type.
         return new Info(b.getInt(4), b.getInt(8), b.getLong(16), b.getInt(24));
     }
@@ -74,26 +63,5 @@ public final class CgroupLink implements AutoCloseable {
         if (r < 0) {
             throw LibBpfNative.error("BPF_LINK_UPDATE", name + " to " + program.name(), LibC.errno());
         }
-    }
-
-    /** Pins the link at {@code path}, so it outlives every descriptor. */
-    public void pin(Path path) {
-        LibBpfNative.check(LibBpfNative.lib().bpf_obj_pin(fd, path.toString()), "bpf_obj_pin", name + " at " + path);
-    }
-
-    private static ByteBuffer attr(int size) {
-        return ByteBuffer.allocate(size).order(ByteOrder.nativeOrder());
-    }
-
-    /** Closes this descriptor; the link lives on while pinned. */
-    @Override
-    public synchronized void close() {
-        LibC.closeQuietly(fd);
-        fd = -1;
-    }
-
-    @Override
-    public String toString() {
-        return name;
     }
 }

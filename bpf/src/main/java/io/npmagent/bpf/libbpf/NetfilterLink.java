@@ -12,7 +12,7 @@ import java.nio.file.Path;
  * do, and a restarted agent finds it by its pin. Netfilter links cannot swap their program
  * ({@code BPF_LINK_UPDATE} is refused), so a new program gets a new link and the old one is unpinned.
  */
-public final class NetfilterLink implements AutoCloseable {
+public final class NetfilterLink extends LinkFd {
     public static final int PROG_TYPE_NETFILTER = 32;
     public static final int ATTACH_NETFILTER = 45;
     public static final int NFPROTO_IPV4 = 2;
@@ -21,17 +21,12 @@ public final class NetfilterLink implements AutoCloseable {
     public static final int NF_INET_FORWARD = 2;
     private static final int BPF_PROG_LOAD = 5;
     private static final int BPF_LINK_CREATE = 28;
-    private static final int LINK_INFO_SIZE = 64;
 
     /** What the kernel says of a link: its program, family, hook and priority. */
     public record Info(int id, int programId, int family, int hook, int priority) {}
 
-    private final String name;
-    private volatile int fd;
-
     private NetfilterLink(int fd, String name) {
-        this.fd = fd;
-        this.name = name;
+        super(fd, name);
     }
 
     /** Attaches {@code program} at {@code hook} of {@code family} with {@code priority}, in this thread's namespace. */
@@ -48,23 +43,13 @@ public final class NetfilterLink implements AutoCloseable {
 
     /** Opens a link pinned on bpffs (this run's or an earlier agent's). */
     public static NetfilterLink openPinned(Path path) {
-        int fd = LibBpfNative.check(LibBpfNative.lib().bpf_obj_get(path.toString()), "bpf_obj_get", path.toString());
-        FdKind.info(fd, FdKind.LINK, LINK_INFO_SIZE, path.toString()); // a map or program pinned there is refused
-        return new NetfilterLink(fd, path.toString());
+        return new NetfilterLink(openPinnedFd(path), path.toString());
     }
 
     public Info info() {
-        byte[] raw = new byte[LINK_INFO_SIZE];
-        jnr.ffi.byref.IntByReference len = new jnr.ffi.byref.IntByReference(raw.length);
-        LibBpfNative.check(LibBpfNative.lib().bpf_obj_get_info_by_fd(fd, raw, len), "bpf_obj_get_info_by_fd", name);
-        ByteBuffer b = ByteBuffer.wrap(raw).order(ByteOrder.nativeOrder());
+        ByteBuffer b = rawInfo();
         // struct bpf_link_info: type, id, prog_id; the netfilter member of its union at 16: pf, hooknum, priority.
         return new Info(b.getInt(4), b.getInt(8), b.getInt(16), b.getInt(20), b.getInt(24));
-    }
-
-    /** Pins the link at {@code path}, so it outlives every descriptor. */
-    public void pin(Path path) {
-        LibBpfNative.check(LibBpfNative.lib().bpf_obj_pin(fd, path.toString()), "bpf_obj_pin", name + " at " + path);
     }
 
     /**
@@ -90,19 +75,4 @@ public final class NetfilterLink implements AutoCloseable {
         return true;
     }
 
-    private static ByteBuffer attr(int size) {
-        return ByteBuffer.allocate(size).order(ByteOrder.nativeOrder());
-    }
-
-    /** Closes this descriptor; the link lives on while pinned. */
-    @Override
-    public synchronized void close() {
-        LibC.closeQuietly(fd);
-        fd = -1;
-    }
-
-    @Override
-    public String toString() {
-        return name;
-    }
 }
