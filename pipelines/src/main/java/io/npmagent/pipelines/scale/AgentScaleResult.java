@@ -9,13 +9,13 @@ import java.util.Map;
  * One run of a scenario on one backend in one queue mode, through the whole agent. Event → enforced is
  * measured twice: by packets ({@link #probes}: a probe policy flipped through the API, timed until a TCP
  * connect between two pods answers the new way; every sample kept) and by the agent's own histogram
- * ({@code npm_policy_apply_delay_seconds}: event received to in the kernel). {@code npm640TotalSeconds}:
- * for npm640, its 640 policies from the first create to all in the kernel (NaN otherwise).
+ * ({@code npm_policy_apply_delay_seconds}: event received to in the kernel). {@code npm640}: for
+ * npm640, its 640 policies' creation and the agent's tail ({@link Npm640Time#NONE} otherwise).
  * {@code shortfall}: why there are fewer flips than asked, null when there are not. {@code failure}: why
  * the run did not finish (the agent fell behind, or died), null when it did.
  */
 record AgentScaleResult(String scenario, String backend, String mode, int run, int pods, int policies, Boot boot,
-        double npm640TotalSeconds, Latency probes, double agentP50Seconds, double agentP99Seconds, double writeP99Seconds,
+        Npm640Time npm640, Latency probes, double agentP50Seconds, double agentP99Seconds, double writeP99Seconds,
         double batchesPerSecond, double writesPerSecond, long heapBytes, long rssBytes, double cpuSeconds, int events, double eventSeconds,
         String shortfall, String failure, ClusterCost cluster) {
 
@@ -27,6 +27,19 @@ record AgentScaleResult(String scenario, String backend, String mode, int run, i
     record Boot(double firstApplySeconds, double listSeconds, double compileAndApplySeconds) {
         static Boot failed(double firstApply) {
             return new Boot(firstApply, Double.NaN, Double.NaN);
+        }
+    }
+
+    /**
+     * npm640's 640 policies: from the first create to the API server's last acknowledgement
+     * ({@code createdSeconds}, the API server's part) and to all in the kernel with nothing waiting
+     * ({@code totalSeconds}); the agent's tail is the difference, the part a queue mode can change.
+     */
+    record Npm640Time(double createdSeconds, double totalSeconds) {
+        static final Npm640Time NONE = new Npm640Time(Double.NaN, Double.NaN);
+
+        double tailSeconds() {
+            return totalSeconds - createdSeconds;
         }
     }
 
@@ -89,7 +102,9 @@ record AgentScaleResult(String scenario, String backend, String mode, int run, i
         m.put("first_apply_seconds", number(boot.firstApplySeconds()));
         m.put("list_seconds", number(boot.listSeconds()));
         m.put("compile_and_apply_seconds", number(boot.compileAndApplySeconds()));
-        m.put("npm640_total_seconds", number(npm640TotalSeconds));
+        m.put("npm640_total_seconds", number(npm640.totalSeconds()));
+        m.put("npm640_created_seconds", number(npm640.createdSeconds()));
+        m.put("npm640_tail_seconds", number(npm640.tailSeconds()));
         m.put("probes", probes.count());
         m.put("p50_seconds", number(probes.p50()));
         m.put("p90_seconds", number(probes.p90()));
@@ -121,7 +136,7 @@ record AgentScaleResult(String scenario, String backend, String mode, int run, i
     }
 
     static AgentScaleResult failed(ScaleScenario s, String backend, QueueMode mode, int run, double firstApply, String why) {
-        return new AgentScaleResult(s.name(), backend, mode.label(), run, s.pods(), s.policies(), Boot.failed(firstApply), Double.NaN, Latency.NONE, Double.NaN,
+        return new AgentScaleResult(s.name(), backend, mode.label(), run, s.pods(), s.policies(), Boot.failed(firstApply), Npm640Time.NONE, Latency.NONE, Double.NaN,
                 Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, 0, Double.NaN, null, why, null);
     }
 }

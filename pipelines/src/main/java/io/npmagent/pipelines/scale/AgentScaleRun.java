@@ -94,8 +94,8 @@ final class AgentScaleRun {
                     agent.await(() -> node.connects(ScaleCluster.SERVER_IP, Duration.ofMillis(200)), Duration.ofSeconds(30),
                             "the probe policy to admit the client");
                     try {
-                        double total = s.npm640() ? createNpm640(tag, agent) : Double.NaN;
-                        return events(tag, node, agent, new AgentScaleResult.Boot(firstApply, listed, compiled), total);
+                        AgentScaleResult.Npm640Time npm640 = s.npm640() ? createNpm640(tag, agent) : AgentScaleResult.Npm640Time.NONE;
+                        return events(tag, node, agent, new AgentScaleResult.Boot(firstApply, listed, compiled), npm640);
                     } catch (FellBehind e) {
                         throw e.after(firstApply);
                     }
@@ -110,7 +110,7 @@ final class AgentScaleRun {
      * NPM's measurement: its 640 policies created through the API while the agent runs (16 requests at a
      * time), timed from the first create until the agent has every one in the kernel and nothing waits.
      */
-    private double createNpm640(String tag, AgentProcess agent) throws InterruptedException {
+    private AgentScaleResult.Npm640Time createNpm640(String tag, AgentProcess agent) throws InterruptedException {
         double before = policiesInKernel(agent);
         progress(tag, "npm640: creating %d policies through the API (%,.0f in the kernel now)", s.policies(), before);
         long t0 = System.nanoTime();
@@ -120,16 +120,16 @@ final class AgentScaleRun {
         agent.await(() -> policiesInKernel(agent) >= before + s.policies() && converged(agent), CONVERGE_LIMIT,
                 "the agent to apply npm640's policies");
         double total = (System.nanoTime() - t0) / 1e9;
-        progress(tag, "npm640: all %d in the kernel %.3f s after the first create (the API took %.3f s to create them)", s.policies(), total,
-                created);
-        return total;
+        progress(tag, "npm640: all %d in the kernel %.3f s after the first create (the API took %.3f s to create them, the agent's tail %.3f s)",
+                s.policies(), total, created, total - created);
+        return new AgentScaleResult.Npm640Time(created, total);
     }
 
     private static double policiesInKernel(AgentProcess agent) {
         return PromText.total(agent.metrics(), "npm_num_policies");
     }
 
-    private AgentScaleResult events(String tag, ScaleNode node, AgentProcess agent, AgentScaleResult.Boot boot, double npm640Total)
+    private AgentScaleResult events(String tag, ScaleNode node, AgentProcess agent, AgentScaleResult.Boot boot, AgentScaleResult.Npm640Time npm640)
             throws Exception {
         KubernetesClient kube = cluster.api.admin();
         String before = agent.metrics();
@@ -210,7 +210,7 @@ final class AgentScaleRun {
         TreeMap<Double, Double> write = PromText.growth(PromText.buckets(before, writeHistogram()), PromText.buckets(after, writeHistogram()));
         double batches = PromText.total(after, "npm_apply_latency_seconds_count") - PromText.total(before, "npm_apply_latency_seconds_count");
         double backendWrites = PromText.total(after, writeHistogram() + "_count") - PromText.total(before, writeHistogram() + "_count");
-        AgentScaleResult r = new AgentScaleResult(s.name(), backend, mode.label(), run, s.pods(), s.policies(), boot, npm640Total,
+        AgentScaleResult r = new AgentScaleResult(s.name(), backend, mode.label(), run, s.pods(), s.policies(), boot, npm640,
                 new AgentScaleResult.Latency(probes), PromText.quantile(delay, 0.50), PromText.quantile(delay, 0.99), PromText.quantile(write, 0.99),
                 batches / seconds, backendWrites / seconds, heap, rss, cpu, writes.get() + probes.size(), seconds, shortfall, null, cluster.creation);
         AgentScaleResult.Latency l = r.probes();
