@@ -1,5 +1,6 @@
-/* The programs on each local pod's host-side interface, the netfilter forward hook, and the sock_ops
- * program that gives pods' connections their congestion control (congestion.h). A packet's verdict
+/* The programs on each local pod's host-side interface, the netfilter forward hook, and at the pods'
+ * cgroup the sock_ops program that gives pods' connections their congestion control (congestion.h)
+ * and the egress program that tells their TCP to slow down before the rate limit drops (backpressure.h). A packet's verdict
  * is decided in npm_verdict(): replies and established flows pass, and so do ICMP errors about them
  * (ct.h); otherwise, if the pod is isolated for the direction, the peer's identity (peers.h) or ANY
  * must be admitted by the pod's policy entries (policy.h) in the copy of the state packets read now
@@ -19,6 +20,7 @@
 #include "lib/bandwidth.h"
 #include "lib/forward.h"
 #include "lib/congestion.h"
+#include "lib/backpressure.h"
 
 /* A destination tc cannot judge: it may be a Service address that DNAT turns into a backend's. */
 static __always_inline int npm_after_dnat(__u32 identity)
@@ -170,6 +172,15 @@ int npm_sock_ops(struct bpf_sock_ops *skops)
     if (skops->op == BPF_SOCK_OPS_TCP_CONNECT_CB || skops->op == BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB)
         npm_set_congestion(skops);
     return 1;
+}
+
+/* At the cgroup that holds the pods' processes, each packet their sockets send: TCP told to slow down
+ * as the pod's egress queue fills, held back past its horizon (backpressure.h). Never drops outright:
+ * the rate itself is enforced at the pod's interface. */
+SEC("cgroup_skb/egress")
+int npm_pod_egress(struct __sk_buff *skb)
+{
+    return npm_back_pressure(skb);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -10,6 +10,13 @@
  * their departure times (these machines have no sch_fq), this is what bounds the rate: a virtual
  * queue a horizon deep.
  *
+ * The packet still carries the pod's socket here (a veth keeps skb->sk across namespaces), and with
+ * it the flow (flow control, from NPM_FLOW_PROTECT on): a TCP flow with fewer than 2 packets in flight
+ * is not dropped at the horizon, so no flow starves and no delayed ACK times out (HBM's rule). The
+ * packet is charged all the same, and protection ends at twice the horizon: on a node, where a round
+ * trip takes microseconds, one packet in flight is no small rate, and many such flows must not take a
+ * pod past its limit. What tells TCP to slow down before the horizon is at the socket (backpressure.h).
+ *
  * Ingress (what is delivered to the pod), a policer: a token bucket burst_ns deep at the pod's rate,
  * kept as the time its debt is paid. A packet passes if the bucket is not in debt, and may take it
  * into debt by itself, so a packet larger than the bucket still passes once the bucket is full. Kept
@@ -23,10 +30,17 @@
 /* Frames up to this many bytes (ACKs, requests, DNS) are "small": dropped only at the full horizon. */
 #define NPM_SMALL_PACKET 256
 
+/* Flow control: what egress shaping does with the pod's sockets. */
+#define NPM_FLOW_OFF 0           /* packets only */
+#define NPM_FLOW_PROTECT 1       /* a TCP flow with fewer than 2 packets in flight is never dropped */
+#define NPM_FLOW_BACK_PRESSURE 2 /* that, and TCP told to slow down before the horizon (backpressure.h) */
+
 struct npm_bw_config {
     __u64 horizon_ns; /* egress: a packet departing this far ahead is dropped */
     __u64 ecn_ns;     /* egress: an ECN-capable packet departing this far ahead is marked CE */
     __u64 burst_ns;   /* ingress: the policer's depth, in time at the pod's rate */
+    __u32 flow;       /* egress: NPM_FLOW_* */
+    __u32 pad;
 };
 
 struct {
@@ -57,13 +71,18 @@ struct {
     __uint(pinning, LIBBPF_PIN_BY_NAME);
 } npm_rate_state SEC(".maps");
 
-/* npm_bandwidth_*_total: per endpoint and direction, what passed, was marked, dropped or policed. */
+/* npm_bandwidth_*_total: per endpoint and direction, what passed, was marked, dropped or policed;
+ * egress packets past the horizon let through because their flow had fewer than 2 in flight; and
+ * at the socket (backpressure.h), packets TCP was told to slow down on, sent or held back. */
 struct npm_bw_stats {
     __u64 packets;
     __u64 bytes;
     __u64 marked;
     __u64 horizon_drops;
     __u64 policed;
+    __u64 protected_;
+    __u64 slowed;
+    __u64 held;
 };
 
 struct {
@@ -78,6 +97,9 @@ struct {
 #define NPM_BW_MARKED 1
 #define NPM_BW_HORIZON_DROP 2
 #define NPM_BW_POLICED 3
+#define NPM_BW_PROTECTED 4
+#define NPM_BW_SLOWED 5
+#define NPM_BW_HELD 6
 
 static __always_inline void npm_bw_count(struct npm_rate_key *key, int outcome, __u32 len)
 {
@@ -93,11 +115,17 @@ static __always_inline void npm_bw_count(struct npm_rate_key *key, int outcome, 
         s->horizon_drops += 1;
     } else if (outcome == NPM_BW_POLICED) {
         s->policed += 1;
+    } else if (outcome == NPM_BW_SLOWED) {
+        s->slowed += 1; /* counted as passed when tc charges it */
+    } else if (outcome == NPM_BW_HELD) {
+        s->held += 1;
     } else {
         s->packets += 1;
         s->bytes += len;
         if (outcome == NPM_BW_MARKED)
             s->marked += 1;
+        if (outcome == NPM_BW_PROTECTED)
+            s->protected_ += 1;
     }
 }
 
@@ -116,6 +144,39 @@ static __always_inline struct npm_rate_state *npm_rate_state_of(struct npm_rate_
 static __always_inline __u64 npm_tx_time(__u32 len, __u64 rate)
 {
     return (__u64)len * 8 * NPM_NSEC_PER_SEC / rate;
+}
+
+/* How far ahead of now a packet would depart: the later of the aggregate's next free slot, its own
+ * timestamp and now. */
+static __always_inline __u64 npm_ahead(__u64 t_next, __u64 tstamp, __u64 now)
+{
+    __u64 t = tstamp > now ? tstamp : now;
+    return t_next > t ? t_next - now : t - now;
+}
+
+/* The egress horizon for a packet of len bytes: large packets meet it a tenth earlier. */
+static __always_inline __u64 npm_horizon(const struct npm_bw_config *cfg, __u32 len)
+{
+    return len > NPM_SMALL_PACKET ? cfg->horizon_ns - cfg->horizon_ns / 10 : cfg->horizon_ns;
+}
+
+/* How far ahead a protected flow's packet may still depart: past this, it is dropped like any other. */
+static __always_inline __u64 npm_protection_limit(const struct npm_bw_config *cfg)
+{
+    return 2 * cfg->horizon_ns;
+}
+
+/* The packet's TCP flow has fewer than 2 packets in flight (HBM: packets_out <= 1). Read as the pod's
+ * stack sent it: the veth hands the packet on before TCP counts it as out. */
+static __always_inline int npm_few_in_flight(struct bpf_sock *sk)
+{
+    if (!sk)
+        return 0;
+    sk = bpf_sk_fullsock(sk);
+    if (!sk || sk->protocol != IPPROTO_TCP)
+        return 0;
+    struct bpf_tcp_sock *tp = bpf_tcp_sock(sk);
+    return tp && tp->packets_out < 2;
 }
 
 /* Concurrent CPUs may each read the same t_next and both advance it: a race that, as in Cilium's
@@ -138,19 +199,18 @@ static __always_inline int npm_shape(struct __sk_buff *skb, __u32 endpoint, __u8
     }
     __u64 t = st->t_next;
     if (direction == NPM_EGRESS) {
-        __u64 earliest = skb->tstamp > now ? skb->tstamp : now;
-        if (t < earliest)
-            t = earliest;
-        __u64 ahead = t - now;
-        __u64 horizon = len > NPM_SMALL_PACKET ? cfg->horizon_ns - cfg->horizon_ns / 10 : cfg->horizon_ns;
-        if (ahead >= horizon) {
-            npm_bw_count(&key, NPM_BW_HORIZON_DROP, len);
-            return TC_ACT_SHOT;
-        }
+        __u64 ahead = npm_ahead(t, skb->tstamp, now);
         int outcome = NPM_BW_PASSED;
-        if (ahead >= cfg->ecn_ns && bpf_skb_ecn_set_ce(skb))
+        if (ahead >= npm_horizon(cfg, len)) {
+            if (cfg->flow == NPM_FLOW_OFF || ahead >= npm_protection_limit(cfg) || !npm_few_in_flight(skb->sk)) {
+                npm_bw_count(&key, NPM_BW_HORIZON_DROP, len);
+                return TC_ACT_SHOT;
+            }
+            outcome = NPM_BW_PROTECTED;
+        }
+        if (ahead >= cfg->ecn_ns && bpf_skb_ecn_set_ce(skb) && outcome == NPM_BW_PASSED)
             outcome = NPM_BW_MARKED;
-        st->t_next = t + npm_tx_time(len, rate);
+        st->t_next = now + ahead + npm_tx_time(len, rate);
         npm_bw_count(&key, outcome, len);
         return NPM_PASS;
     }

@@ -1,23 +1,18 @@
 /* Per-pod TCP congestion control (the npm-agent.io/tcp-congestion annotation): a sock_ops program
  * attached at the cgroup that holds the pods' processes (the agent's --cgroup-root) sets each new
  * connection's algorithm to its pod's, active and passive, from the copy of the state packets read
- * now. A socket is the pod's by its local address, as npm_local has it: one attachment serves every
- * pod whatever its cgroup (kubelet's per-pod cgroups, or none of cgroup2's on a hybrid node), and the
+ * now. A socket is the pod's by its local address (socket.h): one attachment serves every pod
+ * whatever its cgroup (kubelet's per-pod cgroups, or none of cgroup2's on a hybrid node), and the
  * choice is part of the pod's endpoint, double-buffered with its policy and rates. A socket whose
  * address is no local pod's, and a pod with no choice, keep the namespace's default. An established
  * connection keeps what it started with: a change reaches new connections. */
 #ifndef NPM_CONGESTION_H
 #define NPM_CONGESTION_H
 
-#include "common.h"
-#include "state.h"
-#include "endpoint.h"
-#include "forward.h"
+#include "socket.h"
 
 #define NPM_SOL_TCP 6
 #define NPM_TCP_CONGESTION 13
-#define NPM_AF_INET 2
-#define NPM_AF_INET6 10
 
 /* Connections given their pod's congestion control (0) and refused by the kernel (1), per CPU:
  * refused means the algorithm is not loaded now (a module unloaded after the agent checked the list;
@@ -33,32 +28,6 @@ struct {
     __uint(pinning, LIBBPF_PIN_BY_NAME);
 } npm_tcp_stats SEC(".maps");
 
-/* The local pod's endpoint this socket belongs to, by its local address, or NULL. An IPv4 connection
- * on a dual-stack socket shows as ::ffff:a.b.c.d and is looked up as IPv4. */
-static __always_inline struct npm_endpoint *npm_socket_endpoint(struct bpf_sock_ops *skops, __u8 version)
-{
-    __u8 addr[16] = {};
-    __u8 family;
-    if (skops->family == NPM_AF_INET) {
-        __u32 a = skops->local_ip4;
-        __builtin_memcpy(addr, &a, 4);
-        family = NPM_FAMILY_V4;
-    } else if (skops->family == NPM_AF_INET6) {
-        __u32 w[4] = { skops->local_ip6[0], skops->local_ip6[1], skops->local_ip6[2], skops->local_ip6[3] };
-        if (w[0] == 0 && w[1] == 0 && w[2] == bpf_htonl(0xffff)) {
-            __builtin_memcpy(addr, &w[3], 4);
-            family = NPM_FAMILY_V4;
-        } else {
-            __builtin_memcpy(addr, w, 16);
-            family = NPM_FAMILY_V6;
-        }
-    } else {
-        return NULL;
-    }
-    struct npm_endpoint_key ek = { .ifindex = npm_local_interface(version, family, addr), .version = version };
-    return ek.ifindex ? bpf_map_lookup_elem(&npm_endpoints, &ek) : NULL;
-}
-
 static __always_inline void npm_tcp_count(__u32 what)
 {
     __u64 *n = bpf_map_lookup_elem(&npm_tcp_stats, &what);
@@ -69,7 +38,8 @@ static __always_inline void npm_tcp_count(__u32 what)
 /* Gives the connection its pod's congestion control, if the pod has one. */
 static __always_inline void npm_set_congestion(struct bpf_sock_ops *skops)
 {
-    struct npm_endpoint *ep = npm_socket_endpoint(skops, npm_version());
+    __u32 ip6[4] = { skops->local_ip6[0], skops->local_ip6[1], skops->local_ip6[2], skops->local_ip6[3] };
+    struct npm_endpoint *ep = npm_socket_endpoint(skops->family, skops->local_ip4, ip6, npm_version());
     if (!ep || !ep->congestion[0])
         return;
     char name[NPM_TCP_CA_NAME_MAX];

@@ -4,6 +4,7 @@ import io.npmagent.bpf.libbpf.BpfException;
 import io.npmagent.bpf.libbpf.BpfMap;
 import io.npmagent.bpf.libbpf.BpfObject;
 import io.npmagent.bpf.libbpf.BpfProgram;
+import io.npmagent.bpf.libbpf.CgroupLink;
 import io.npmagent.bpf.libbpf.NetfilterLink;
 import io.npmagent.bpf.libbpf.NetnsThread;
 import io.npmagent.bpf.maps.BandwidthConfigMap;
@@ -64,6 +65,7 @@ public final class BpfBackend implements Backend {
     static final String OBJECT = "tc_pod.o";
     static final String FROM_POD = "npm_from_pod";
     static final String TO_POD = "npm_to_pod";
+    static final String POD_EGRESS = "npm_pod_egress";
     private static final String NO_NETFILTER = "this kernel loads no netfilter programs (BPF_PROG_TYPE_NETFILTER, Linux 6.4): "
             + "egress to addresses that are no pod is judged before DNAT, so a policy admitting a Service's pods does not admit its ClusterIP";
 
@@ -86,8 +88,8 @@ public final class BpfBackend implements Backend {
      * then tc judges all), and every handle to close.
      */
     private record Kernel(Path pinDir, String netnsName, NetnsThread netns, CommandRunner ip, ForwardHooks forward,
-            CongestionHook congestion, List<AutoCloseable> handles) {
-        static final Kernel NONE = new Kernel(null, null, null, null, null, null, List.of());
+            CongestionHook congestion, PinnedCgroupLink backPressure, List<AutoCloseable> handles) {
+        static final Kernel NONE = new Kernel(null, null, null, null, null, null, null, List.of());
     }
 
     private record Parts(Kernel kernel, VersionedMaps maps, PodPlacer placer, Attachments.Hooks hooks, PodCounters counters,
@@ -101,7 +103,8 @@ public final class BpfBackend implements Backend {
      * @param ip     runs {@code ip} and {@code bridge} in that namespace, to find pods' interfaces
      * @param bandwidth how the programs hold pods to their rate limits
      * @param cgroupRoot the cgroup (cgroup2) that holds the pods' processes, where pods' congestion
-     *                   controls are applied ({@link CongestionHook}); null applies none
+     *                   controls are applied ({@link CongestionHook}) and their TCP told to slow down
+     *                   before their egress limit drops (backpressure.h); null does neither
      */
     public BpfBackend(Path pinDir, String netns, CommandRunner ip, BandwidthSettings bandwidth, Path cgroupRoot, Metrics metrics) {
         this(load(pinDir, netns, ip, bandwidth, cgroupRoot, metrics), metrics);
@@ -152,6 +155,7 @@ public final class BpfBackend implements Backend {
         BpfProgram toPod;
         BpfProgram sockOps;
         BpfMap tcpStats;
+        BpfProgram podEgress;
         try (BpfObject object = BpfObject.open(BpfObject.resource(OBJECT), "npm_agent", pinDir)) {
             setAside = !PinnedMaps.setAsideIncompatible(object, pinDir).isEmpty();
             object.prepareProgram(ForwardHooks.PROGRAM, netfilter, NetfilterLink.PROG_TYPE_NETFILTER, NetfilterLink.ATTACH_NETFILTER);
@@ -164,13 +168,13 @@ public final class BpfBackend implements Backend {
             drops = object.map(DropMap.NAME);
             bandwidthStats = object.map(BandwidthStatsMap.NAME);
             try (BpfMap config = object.map(BandwidthConfigMap.NAME)) {
-                config.update(BandwidthConfigMap.key(),
-                        BandwidthConfigMap.value(bandwidth.horizon(), bandwidth.ecnThreshold(), bandwidth.ingressBurst()));
+                config.update(BandwidthConfigMap.key(), BandwidthConfigMap.value(bandwidth));
             }
             fromPod = object.program(FROM_POD);
             toPod = object.program(TO_POD);
             sockOps = object.program(CongestionHook.PROGRAM);
             tcpStats = object.map(CongestionHook.STATS);
+            podEgress = object.program(POD_EGRESS);
             forwardHooks = object.map(ForwardHooks.MAP);
             if (netfilter) {
                 forwardProgram = object.program(ForwardHooks.PROGRAM);
@@ -188,12 +192,19 @@ public final class BpfBackend implements Backend {
             forwardHooks.close();
         }
         CongestionHook congestion = null;
+        PinnedCgroupLink backPressure = null;
         if (cgroupRoot != null) {
             pin(pinDir, sockOps, "prog_" + CongestionHook.PROGRAM);
             congestion = CongestionHook.attach(sockOps, tcpStats, pinDir, cgroupRoot);
+            pin(pinDir, podEgress, "prog_" + POD_EGRESS);
+            // Linked whatever the flow control: the program reads it from npm_bw_config at each packet.
+            backPressure = PinnedCgroupLink.attach(podEgress, pinDir, cgroupRoot, CgroupLink.ATTACH_CGROUP_INET_EGRESS,
+                    "pods' TCP told to slow down before their egress limit drops",
+                    "pods' TCP is not told to slow down before their egress limit, only dropped at its horizon");
         } else {
             sockOps.close();
             tcpStats.close();
+            podEgress.close();
         }
         List<AutoCloseable> handles = new ArrayList<>(List.of(state, endpoints, local, ipcache, policy, drops, bandwidthStats, fromPod, toPod));
         if (forward != null) {
@@ -201,9 +212,10 @@ public final class BpfBackend implements Backend {
         }
         if (congestion != null) {
             handles.add(congestion);
+            handles.add(backPressure);
         }
         handles.add(netns);
-        return new Parts(new Kernel(pinDir, netnsName, netns, ip, forward, congestion, handles),
+        return new Parts(new Kernel(pinDir, netnsName, netns, ip, forward, congestion, backPressure, handles),
                 new VersionedMaps(state, endpoints, local, ipcache, policy, metrics),
                 new PodInterfaces(new InterfaceResolver(ip)), new TcHooks(netns, fromPod, toPod),
                 new PodCounters(drops, bandwidthStats), setAside);
@@ -265,6 +277,7 @@ public final class BpfBackend implements Backend {
         }
         if (kernel.congestion() != null) {
             repaired += kernel.congestion().repair();
+            repaired += kernel.backPressure().repair();
         }
         maps.catchUp();
         repaired += attachments.repair(pods.unplaced());
@@ -327,6 +340,14 @@ public final class BpfBackend implements Backend {
             return "no --cgroup-root: pods' npm-agent.io/tcp-congestion is not applied";
         }
         return kernel.congestion().problem();
+    }
+
+    /** Null when pods' TCP can be told to slow down before their egress limit (the link is in place); else why not. */
+    public synchronized String backPressureProblem() {
+        if (kernel.backPressure() == null) {
+            return "no --cgroup-root: pods' TCP is not told to slow down before their egress limit, only dropped at its horizon";
+        }
+        return kernel.backPressure().problem();
     }
 
     /** Local pods whose interface was not found at the last batch or reconcile, so not enforced yet. */

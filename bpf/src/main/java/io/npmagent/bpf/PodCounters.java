@@ -39,7 +39,7 @@ final class PodCounters {
     Map<List<String>, long[]> bandwidth() {
         return perPod(bandwidthStats, v -> {
             BandwidthStatsMap.Value b = BandwidthStatsMap.Value.sumPerCpu(v);
-            return new long[] {b.packets(), b.bytes(), b.marked(), b.horizonDrops(), b.policed()};
+            return new long[] {b.packets(), b.bytes(), b.marked(), b.horizonDrops(), b.policed(), b.protectedPackets(), b.slowed(), b.held()};
         });
     }
 

@@ -14,6 +14,7 @@ import io.npmagent.dataplane.batch.QueueConfig;
 import io.npmagent.dataplane.batch.RetryPolicy;
 import io.npmagent.dataplane.bandwidth.BandwidthAnnotations;
 import io.npmagent.dataplane.bandwidth.BandwidthSettings;
+import io.npmagent.dataplane.bandwidth.FlowControl;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.LabelSelector;
@@ -52,7 +53,8 @@ import org.junit.jupiter.api.io.TempDir;
 class BandwidthProgramKernelTest {
     private static final int PASS = -1;
     private static final int DROP = 2;
-    private static final BandwidthSettings SETTINGS = new BandwidthSettings(Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofSeconds(1), false);
+    private static final BandwidthSettings SETTINGS = new BandwidthSettings(Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofSeconds(1), false,
+            FlowControl.BACK_PRESSURE);
     private static final String PEER = "10.62.9.9";
     private static final String PEER6 = "fd62::9";
     private static final List<String> PODS = List.of("horizon", "small", "ecn", "ts", "big", "police", "policebig", "change", "free");

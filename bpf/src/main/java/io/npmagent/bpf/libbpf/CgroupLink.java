@@ -12,6 +12,7 @@ import java.nio.file.Path;
  * cgroup is never without one.
  */
 public final class CgroupLink extends LinkFd {
+    public static final int ATTACH_CGROUP_INET_EGRESS = 1;
     public static final int ATTACH_CGROUP_SOCK_OPS = 3;
     private static final int BPF_LINK_CREATE = 28;
     private static final int BPF_LINK_UPDATE = 29;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.dataplane.bandwidth.BandwidthSettings;
+import io.npmagent.dataplane.bandwidth.FlowControl;
 import java.time.Duration;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
@@ -53,16 +55,17 @@ class MapLayoutTest {
 
     @Test
     void bandwidth() {
-        assertThat(hex(BandwidthConfigMap.value(Duration.ofMillis(2), Duration.ofNanos(258), Duration.ofSeconds(1))))
-                .isEqualTo("80841e0000000000" + "0201000000000000" + "00ca9a3b00000000");
+        assertThat(hex(BandwidthConfigMap.value(new BandwidthSettings(Duration.ofMillis(2), Duration.ofNanos(258), Duration.ofSeconds(1), false,
+                FlowControl.BACK_PRESSURE))))
+                .isEqualTo("80841e0000000000" + "0201000000000000" + "00ca9a3b00000000" + "02000000" + "00000000");
         byte[] twoCpus = new byte[2 * BandwidthStatsMap.VALUE_SIZE];
         java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(twoCpus).order(java.nio.ByteOrder.LITTLE_ENDIAN);
         for (int cpu = 0; cpu < 2; cpu++) {
-            for (int field = 0; field < 5; field++) {
+            for (int field = 0; field < 8; field++) {
                 b.putLong(cpu * BandwidthStatsMap.VALUE_SIZE + 8 * field, (field + 1) * (cpu + 1));
             }
         }
-        assertThat(BandwidthStatsMap.Value.sumPerCpu(twoCpus)).isEqualTo(new BandwidthStatsMap.Value(3, 6, 9, 12, 15));
+        assertThat(BandwidthStatsMap.Value.sumPerCpu(twoCpus)).isEqualTo(new BandwidthStatsMap.Value(3, 6, 9, 12, 15, 18, 21, 24));
     }
 
     @Test

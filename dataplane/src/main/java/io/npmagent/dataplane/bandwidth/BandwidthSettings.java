@@ -10,16 +10,21 @@ import java.time.Duration;
  * @param ecnThreshold egress: from this far ahead, ECN-capable packets are marked CE instead
  * @param ingressBurst ingress: the policer's depth, as time at the pod's rate
  * @param bbr          make BBR the congestion control of pods created from now on, where the kernel allows
+ * @param flowControl  egress: what the shaper does with pods' TCP flows (protection, back-pressure)
  */
-public record BandwidthSettings(Duration horizon, Duration ecnThreshold, Duration ingressBurst, boolean bbr) {
+public record BandwidthSettings(Duration horizon, Duration ecnThreshold, Duration ingressBurst, boolean bbr, FlowControl flowControl) {
     private static final Duration MAX = Duration.ofSeconds(10);
     /** Chosen by measurement: see pipelines/README.md, "Bandwidth". */
-    public static final BandwidthSettings DEFAULTS = new BandwidthSettings(Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofSeconds(1), false);
+    public static final BandwidthSettings DEFAULTS = new BandwidthSettings(Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofSeconds(1), false,
+            FlowControl.BACK_PRESSURE);
 
     public BandwidthSettings {
         check("the EDT horizon", horizon);
         check("the ECN threshold", ecnThreshold);
         check("the ingress burst", ingressBurst);
+        if (flowControl == null) {
+            throw new IllegalArgumentException("no flow control given (one of " + FlowControl.labels() + ")");
+        }
         if (ecnThreshold.compareTo(horizon) > 0) {
             throw new IllegalArgumentException("the ECN threshold (" + ecnThreshold.toMillis() + " ms) is beyond the EDT horizon ("
                     + horizon.toMillis() + " ms): no packet would ever be marked");

@@ -171,6 +171,15 @@ public final class Metrics {
                 () -> bandwidthSource, 3);
         perPodCounter(registry, "npm_bandwidth_policed_total", "Packets a pod's ingress limit dropped: its token bucket was in debt.",
                 () -> bandwidthSource, 4);
+        perPodCounter(registry, "npm_bandwidth_protected_total",
+                "Packets past a pod's EDT horizon let through: their TCP flow had fewer than 2 packets in flight (flow control protect and on).",
+                () -> bandwidthSource, 5);
+        perPodCounter(registry, "npm_bandwidth_slowed_total",
+                "Packets a pod's TCP was told to slow down on (a congestion notification at the socket) as its egress queue filled.",
+                () -> bandwidthSource, 6);
+        perPodCounter(registry, "npm_bandwidth_held_total",
+                "Packets held back at a pod's socket past its EDT horizon: TCP keeps them and sends them later; no loss, no retransmission.",
+                () -> bandwidthSource, 7);
         CounterWithCallback.builder()
                 .name("npm_tcp_congestion_total")
                 .help("New TCP connections of local pods given the congestion control their npm-agent.io/tcp-congestion names (result=set), "
@@ -205,7 +214,8 @@ public final class Metrics {
 
     /**
      * Where the {@code npm_bandwidth_*_total{pod,direction}} counters are read from: per (pod,
-     * direction), packets and bytes passed, ECN-marked, dropped at the horizon, policed.
+     * direction), packets and bytes passed, ECN-marked, dropped at the horizon, policed, protected at the
+     * horizon, slowed and held at the socket.
      */
     public void bandwidthFrom(Supplier<Map<List<String>, long[]>> source) {
         bandwidthSource = source;

@@ -6,6 +6,7 @@ import io.npmagent.bpf.Pacing;
 import io.npmagent.bpf.libbpf.Capabilities;
 import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.bandwidth.BandwidthSettings;
+import io.npmagent.dataplane.bandwidth.FlowControl;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.iptables.IptablesBackend;
 import io.npmagent.iptables.detect.IptablesVariant;
@@ -82,7 +83,7 @@ public final class Backends {
                 return auto(where, bandwidth, metrics);
             case "bpf": {
                 BpfBackend bpf = new BpfBackend(where.pinDir(), where.netns(), where.runner(), bandwidth, where.cgroupRoot(), metrics);
-                return new Chosen(bpf, "bpf, as asked; " + services(bpf) + "; " + shaping(where, bandwidth));
+                return new Chosen(bpf, "bpf, as asked; " + services(bpf) + "; " + shaping(where, bandwidth, bpf));
             }
             case "iptables":
                 IptablesVariantDetector.Choice choice = new IptablesVariantDetector(where.runner()).detect();
@@ -109,9 +110,14 @@ public final class Backends {
                 + "; " + (congestion == null ? "pods' TCP congestion controls applied (sock_ops)" : congestion);
     }
 
-    /** The eBPF backend's bandwidth status: how rates are bounded, and BBR if asked for (turned on here, or why not). */
-    private static String shaping(Placement where, BandwidthSettings bandwidth) {
-        return Pacing.describe(bandwidth) + (bandwidth.bbr() ? "; " + Bbr.enable(where.runner()) : "");
+    /**
+     * The eBPF backend's bandwidth status: how rates are bounded, the flow control (and, for
+     * back-pressure, why it is not in place if it is not), and BBR if asked for (turned on here, or why not).
+     */
+    private static String shaping(Placement where, BandwidthSettings bandwidth, BpfBackend bpf) {
+        String backPressure = bandwidth.flowControl() == FlowControl.BACK_PRESSURE ? bpf.backPressureProblem() : null;
+        return Pacing.describe(bandwidth) + "; flow control " + bandwidth.flowControl().label() + (backPressure == null ? "" : " (" + backPressure + ")")
+                + (bandwidth.bbr() ? "; " + Bbr.enable(where.runner()) : "");
     }
 
     private static Chosen auto(Placement where, BandwidthSettings bandwidth, Metrics metrics) {
@@ -120,7 +126,7 @@ public final class Backends {
         if (caps.canEnforce()) {
             try {
                 BpfBackend backend = new BpfBackend(where.pinDir(), where.netns(), where.runner(), bandwidth, where.cgroupRoot(), metrics);
-                Chosen bpf = new Chosen(backend, caps.describe() + "; " + services(backend) + "; " + shaping(where, bandwidth));
+                Chosen bpf = new Chosen(backend, caps.describe() + "; " + services(backend) + "; " + shaping(where, bandwidth, backend));
                 LOG.log(System.Logger.Level.INFO, "backend {0}", bpf.reason());
                 return bpf;
             } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package io.npmagent.agent.cli;
 
 import io.npmagent.dataplane.bandwidth.BandwidthSettings;
+import io.npmagent.dataplane.bandwidth.FlowControl;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -9,7 +10,7 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
-/** {@code --edt-horizon}, {@code --ecn-threshold}, {@code --ingress-burst}, {@code --bbr}: how the eBPF backend holds pods to their rates. */
+/** {@code --edt-horizon}, {@code --ecn-threshold}, {@code --ingress-burst}, {@code --bbr}, {@code --edt-flow-control}: how the eBPF backend holds pods to their rates. */
 final class BandwidthOptions {
     @Option(names = "--edt-horizon", paramLabel = "TIME", converter = DurationText.class,
             description = "Egress: a packet that would depart this far ahead is dropped (default: 1s).")
@@ -27,8 +28,24 @@ final class BandwidthOptions {
             + "packets' timestamps across namespaces (5.18 and later) and offers bbr; refused with a reason otherwise.")
     boolean bbr;
 
+    @Option(names = "--edt-flow-control", paramLabel = "MODE", converter = FlowControlText.class,
+            description = "Egress: off (packets only), protect (a TCP flow with fewer than 2 packets in flight is never dropped) or "
+                    + "back-pressure (that, and TCP told to slow down before the horizon; needs --cgroup-root) (default: back-pressure).")
+    FlowControl flowControl = BandwidthSettings.DEFAULTS.flowControl();
+
     BandwidthSettings settings() {
-        return new BandwidthSettings(horizon, ecnThreshold, ingressBurst, bbr);
+        return new BandwidthSettings(horizon, ecnThreshold, ingressBurst, bbr, flowControl);
+    }
+
+    static final class FlowControlText implements ITypeConverter<FlowControl> {
+        @Override
+        public FlowControl convert(String value) {
+            try {
+                return FlowControl.of(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
     }
 
     /** {@code 500us}, {@code 10ms}, {@code 1.5s}: a number and a unit. */

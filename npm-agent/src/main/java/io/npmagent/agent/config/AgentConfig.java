@@ -7,6 +7,7 @@ import io.npmagent.agent.backend.Backends;
 import io.npmagent.agent.source.manifest.SafeYaml;
 import io.npmagent.bpf.libbpf.Capabilities;
 import io.npmagent.dataplane.bandwidth.BandwidthSettings;
+import io.npmagent.dataplane.bandwidth.FlowControl;
 import io.npmagent.dataplane.batch.QueueConfig;
 import io.npmagent.dataplane.model.ApiSyntax;
 import java.nio.file.Path;
@@ -125,7 +126,7 @@ public record AgentConfig(
         }
         BandwidthSettings bandwidth = DEFAULTS.bandwidth;
         try {
-            bandwidth = new BandwidthSettings(s.horizon, s.ecn, s.burst, s.bbr);
+            bandwidth = new BandwidthSettings(s.horizon, s.ecn, s.burst, s.bbr, s.flowControl);
         } catch (IllegalArgumentException e) {
             problems.add("EdtHorizonInMilliseconds, EcnThresholdInMilliseconds, IngressBurstInMilliseconds: " + e.getMessage());
         }
@@ -172,6 +173,7 @@ public record AgentConfig(
         Duration ecn = DEFAULTS.bandwidth.ecnThreshold();
         Duration burst = DEFAULTS.bandwidth.ingressBurst();
         boolean bbr = DEFAULTS.bandwidth.bbr();
+        FlowControl flowControl = DEFAULTS.bandwidth.flowControl();
         Duration reconcile = DEFAULTS.reconcilePeriod;
 
         Settings(List<String> problems) {
@@ -219,6 +221,13 @@ public record AgentConfig(
                         problems.add(key + ": expected true or false, not " + text(v));
                     } else {
                         bbr = b;
+                    }
+                }
+                case "EdtFlowControl" -> {
+                    try {
+                        flowControl = FlowControl.of(string(key, v, flowControl.label()));
+                    } catch (IllegalArgumentException e) {
+                        problems.add(key + ": " + e.getMessage());
                     }
                 }
                 case "ReconcilePeriodInSeconds" -> reconcile = Duration.ofSeconds(number(key, v, 1, 24 * 3600, reconcile.toSeconds()));
@@ -298,6 +307,7 @@ public record AgentConfig(
         m.put("EcnThresholdInMilliseconds", bandwidth.ecnThreshold().toMillis());
         m.put("IngressBurstInMilliseconds", bandwidth.ingressBurst().toMillis());
         m.put("Bbr", bandwidth.bbr());
+        m.put("EdtFlowControl", bandwidth.flowControl().label());
         m.put("ReconcilePeriodInSeconds", reconcilePeriod.toSeconds());
         return m;
     }

@@ -4,6 +4,7 @@ import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
 import com.google.gson.reflect.TypeToken;
 import io.npmagent.dataplane.bandwidth.BandwidthSettings;
+import io.npmagent.dataplane.bandwidth.FlowControl;
 import io.npmagent.dataplane.model.ApiSyntax;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -39,14 +40,16 @@ public final class Sandbox {
     public record Spec(String name, String manifests, String backend, String kubeProxyMode, Shaping shaping, long daemonPid, String created) {}
 
     /** The bandwidth settings the sandbox's agent runs with, as the spec file keeps them (absent: the defaults). */
-    public record Shaping(long horizonNanos, long ecnThresholdNanos, long ingressBurstNanos, boolean bbr) {
+    public record Shaping(long horizonNanos, long ecnThresholdNanos, long ingressBurstNanos, boolean bbr, String flowControl) {
         public static Shaping of(BandwidthSettings s) {
-            return new Shaping(s.horizon().toNanos(), s.ecnThreshold().toNanos(), s.ingressBurst().toNanos(), s.bbr());
+            return new Shaping(s.horizon().toNanos(), s.ecnThreshold().toNanos(), s.ingressBurst().toNanos(), s.bbr(), s.flowControl().label());
         }
 
+        /** The settings; a spec of an older version, without flow control, gets the default. */
         public static BandwidthSettings settings(Shaping shaping) {
             return shaping == null ? BandwidthSettings.DEFAULTS : new BandwidthSettings(Duration.ofNanos(shaping.horizonNanos),
-                    Duration.ofNanos(shaping.ecnThresholdNanos), Duration.ofNanos(shaping.ingressBurstNanos), shaping.bbr);
+                    Duration.ofNanos(shaping.ecnThresholdNanos), Duration.ofNanos(shaping.ingressBurstNanos), shaping.bbr,
+                    shaping.flowControl == null ? BandwidthSettings.DEFAULTS.flowControl() : FlowControl.of(shaping.flowControl));
         }
     }
 

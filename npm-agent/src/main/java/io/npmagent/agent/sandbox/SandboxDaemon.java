@@ -149,7 +149,7 @@ public final class SandboxDaemon {
                     "--cgroup-root", cgroup.toString(),
                     "--state-dir", sandbox.dir().toString(), "--poll-ms", "50",
                     "--edt-horizon", shaping.horizon().toNanos() + "ns", "--ecn-threshold", shaping.ecnThreshold().toNanos() + "ns",
-                    "--ingress-burst", shaping.ingressBurst().toNanos() + "ns"));
+                    "--ingress-burst", shaping.ingressBurst().toNanos() + "ns", "--edt-flow-control", shaping.flowControl().label()));
             if (shaping.bbr()) {
                 argv.add("--bbr");
             }

@@ -1,7 +1,10 @@
 package io.npmagent.pipelines.bandwidth;
 
 import io.npmagent.dataplane.bandwidth.BandwidthAnnotations;
+import io.npmagent.dataplane.bandwidth.BandwidthSettings;
+import io.npmagent.dataplane.bandwidth.FlowControl;
 import io.npmagent.dataplane.exec.ProcessRunner;
+import io.npmagent.pipelines.bench.BenchJson;
 import io.npmagent.pipelines.bench.NativeTool;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -10,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,7 +24,10 @@ import picocli.CommandLine.Option;
  * 25 ms latency) and against no limit, at {@code --rate} with {@code --streams} bulk TCP streams and a
  * request/response probe beside them: achieved rate, probe latency, retransmissions. Then the EDT
  * shaper's accuracy at each of {@code --accuracy} (one stream), for egress and ingress, with TBF's
- * beside it. Every point has a sandbox of its own, one after the other.
+ * beside it. Then the shaper's flow control: a small flow beside bulk flows at each of {@code
+ * --protection}, per mode ({@link ProtectionRun}), and a flow's start at each of {@code --start},
+ * packets only against the agent's settings ({@link StartRun}). Every point has a sandbox of its own,
+ * one after the other.
  */
 @Command(name = "bandwidth", mixinStandardHelpOptions = true,
         description = "Compare the eBPF EDT shaper with TBF and no limit: rate, request/response latency, retransmissions, accuracy.")
@@ -42,6 +49,27 @@ public final class BandwidthMain implements Callable<Integer> {
     @Option(names = "--edt-horizon", paramLabel = "TIME", description = "Passed to sandbox up (default: the agent's).")
     String horizon;
 
+    @Option(names = "--ecn-threshold", paramLabel = "TIME", description = "Passed to sandbox up (default: the agent's).")
+    String ecnThreshold;
+
+    @Option(names = "--tests", paramLabel = "TEST,...", split = ",", defaultValue = "latency,accuracy,protection,start",
+            description = "Which tests: latency, accuracy, protection, start (default: ${DEFAULT-VALUE}).")
+    List<String> tests;
+
+    @Option(names = "--protection", paramLabel = "RATE,...", split = ",", defaultValue = "100M,1G",
+            description = "Limits of the protection test: a small flow beside bulk flows, per flow control (default: ${DEFAULT-VALUE}).")
+    List<String> protection;
+
+    @Option(names = "--bulk-flows", paramLabel = "N", defaultValue = "4", description = "Bulk flows in the protection test (default: ${DEFAULT-VALUE}).")
+    int bulkFlows;
+
+    @Option(names = "--start", paramLabel = "RATE,...", split = ",", defaultValue = "10M,50M,100M,1G",
+            description = "Limits of the start test: a flow's first seconds, today's shaper against the agent's (default: ${DEFAULT-VALUE}).")
+    List<String> start;
+
+    /** The start test's baseline: the shaper as it was before flow control (packets only, 1 s horizon, ECN marks from 100 ms). */
+    static final List<String> PACKETS_ONLY = List.of("--edt-flow-control", "off", "--edt-horizon", "1s", "--ecn-threshold", "100ms");
+
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
     Path json;
 
@@ -52,8 +80,12 @@ public final class BandwidthMain implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         PrintStream out = System.out;
-        if (seconds < 3 || streams < 1) {
-            System.err.println("bandwidth: --seconds is at least 3, --streams at least 1");
+        if (seconds < 3 || streams < 1 || bulkFlows < 1) {
+            System.err.println("bandwidth: --seconds is at least 3, --streams and --bulk-flows at least 1");
+            return 2;
+        }
+        if (!TESTS.containsAll(tests)) {
+            System.err.println("bandwidth: --tests are some of " + String.join(", ", TESTS) + ", not " + String.join(",", tests));
             return 2;
         }
         if (!ProcessRunner.host().available("iperf3")) {
@@ -65,36 +97,86 @@ public final class BandwidthMain implements Callable<Integer> {
             rrprobe = RrProbe.build();
             bits(rate);
             accuracy.forEach(BandwidthMain::bits);
+            protection.forEach(BandwidthMain::bits);
+            start.forEach(BandwidthMain::bits);
         } catch (NativeTool.BuildFailed | IllegalArgumentException e) {
             System.err.println("bandwidth: " + e.getMessage());
             return 2;
         }
-        String command = "pipelines/bandwidth --rate " + rate + " --streams " + streams + " --accuracy " + String.join(",", accuracy)
-                + " --seconds " + seconds + (horizon == null ? "" : " --edt-horizon " + horizon);
+        String command = "pipelines/bandwidth --tests " + String.join(",", tests) + " --rate " + rate + " --streams " + streams
+                + " --accuracy " + String.join(",", accuracy) + " --protection " + String.join(",", protection) + " --bulk-flows " + bulkFlows
+                + " --start " + String.join(",", start) + " --seconds " + seconds + (horizon == null ? "" : " --edt-horizon " + horizon)
+                + (ecnThreshold == null ? "" : " --ecn-threshold " + ecnThreshold);
         out.println("# reproduce: " + command);
         out.printf(Locale.ROOT, "# %d cores, kernel %s; other load on the machine shows in the figures%n",
                 Runtime.getRuntime().availableProcessors(), System.getProperty("os.version"));
-        String[] upOptions = horizon == null ? new String[0] : new String[] {"--edt-horizon", horizon};
+        List<String> agentOptions = new ArrayList<>();
+        if (horizon != null) {
+            agentOptions.addAll(List.of("--edt-horizon", horizon));
+        }
+        if (ecnThreshold != null) {
+            agentOptions.addAll(List.of("--ecn-threshold", ecnThreshold));
+        }
+        String[] upOptions = agentOptions.toArray(String[]::new);
         BandwidthRun run = new BandwidthRun(rrprobe, seconds, out);
         String sandbox = "bw-" + ProcessHandle.current().pid() % 100000;
         List<BandwidthPoint> points = new ArrayList<>();
-        for (String shaper : List.of("none", "tbf", "edt")) {
-            points.add(run.measure("latency", shaper, BandwidthRun.EGRESS, rate, shaper.equals("none") ? 0 : bits(rate), streams, true,
-                    sandbox, upOptions));
+        if (tests.contains("latency")) {
+            for (String shaper : List.of("none", "tbf", "edt")) {
+                points.add(run.measure("latency", shaper, BandwidthRun.EGRESS, rate, shaper.equals("none") ? 0 : bits(rate), streams, true,
+                        sandbox, upOptions));
+            }
         }
-        for (String r : accuracy) {
-            points.add(run.measure("accuracy", "edt", BandwidthRun.EGRESS, r, bits(r), 1, false, sandbox, upOptions));
-            points.add(run.measure("accuracy", "edt", BandwidthRun.INGRESS, r, bits(r), 1, false, sandbox, upOptions));
-            points.add(run.measure("accuracy", "tbf", BandwidthRun.EGRESS, r, bits(r), 1, false, sandbox, upOptions));
+        if (tests.contains("accuracy")) {
+            for (String r : accuracy) {
+                points.add(run.measure("accuracy", "edt", BandwidthRun.EGRESS, r, bits(r), 1, false, sandbox, upOptions));
+                points.add(run.measure("accuracy", "edt", BandwidthRun.INGRESS, r, bits(r), 1, false, sandbox, upOptions));
+                points.add(run.measure("accuracy", "tbf", BandwidthRun.EGRESS, r, bits(r), 1, false, sandbox, upOptions));
+            }
+        }
+        List<ProtectionRun.Point> protectionPoints = new ArrayList<>();
+        if (tests.contains("protection")) {
+            ProtectionRun flows = new ProtectionRun(rrprobe, seconds, out);
+            for (String r : protection) {
+                for (FlowControl f : FlowControl.values()) {
+                    protectionPoints.add(flows.measure(r, bits(r), f.label(), bulkFlows, sandbox, agentOptions));
+                }
+            }
+        }
+        List<StartRun.Point> startPoints = new ArrayList<>();
+        if (tests.contains("start")) {
+            StartRun starts = new StartRun(seconds, out);
+            String agents = "agent's (" + BandwidthSettings.DEFAULTS.flowControl().label() + (horizon == null ? "" : ", " + horizon) + ")";
+            for (String r : start) {
+                startPoints.add(starts.measure(r, bits(r), "packets only (off, 1s)", sandbox, PACKETS_ONLY));
+                startPoints.add(starts.measure(r, bits(r), agents, sandbox, agentOptions));
+            }
         }
         out.println();
-        out.print(BandwidthTable.text(points));
+        if (!points.isEmpty()) {
+            out.print(BandwidthTable.text(points));
+        }
+        if (!protectionPoints.isEmpty()) {
+            out.println("\nA small flow (10 KB requests and answers) beside " + bulkFlows + " bulk flows (1 MB requests), CUBIC, under the client's "
+                    + "egress limit, per flow control; drops % over the run, small flow's retransmissions (rtx):");
+            out.print(FlowTables.protection(protectionPoints));
+        }
+        if (!startPoints.isEmpty()) {
+            out.println("\nOne CUBIC flow from a fresh pod, nothing omitted: bytes above the limit in its first second, its first "
+                    + StartRun.FIRST_SECONDS + " s, the whole " + Math.max(seconds, StartRun.FIRST_SECONDS) + " s:");
+            out.print(FlowTables.start(startPoints));
+        }
         if (json != null) {
-            Files.writeString(json, BandwidthTable.json(command, points));
+            List<Map<String, Object>> rows = new ArrayList<>(BandwidthTable.rows(points));
+            rows.addAll(FlowTables.json(protectionPoints, startPoints));
+            Files.writeString(json, BenchJson.document(command, rows));
             out.println("wrote " + json);
         }
-        return points.stream().allMatch(BandwidthPoint::ok) ? 0 : 1;
+        return points.stream().allMatch(BandwidthPoint::ok) && protectionPoints.stream().allMatch(ProtectionRun.Point::ok)
+                && startPoints.stream().allMatch(StartRun.Point::ok) ? 0 : 1;
     }
+
+    static final List<String> TESTS = List.of("latency", "accuracy", "protection", "start");
 
     private static long bits(String rate) {
         return BandwidthAnnotations.bitsPerSecond(rate);

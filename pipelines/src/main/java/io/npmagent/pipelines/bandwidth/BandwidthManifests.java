@@ -1,18 +1,20 @@
 package io.npmagent.pipelines.bandwidth;
 
 import io.npmagent.dataplane.bandwidth.BandwidthAnnotations;
+import io.npmagent.dataplane.bandwidth.CongestionAnnotation;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The manifest directory of one point: namespace {@code bw} with a client and a server pod at fixed
- * addresses and no policy, the client optionally annotated with an egress limit and the server with an
- * ingress limit. The benchmark ports are not declared as container ports, so the sandbox starts no
- * server of its own on them.
+ * addresses and no policy, the client optionally annotated with an egress limit (and its TCP congestion
+ * control) and the server with an ingress limit. The benchmark ports are not declared as container
+ * ports, so the sandbox starts no server of its own on them.
  */
 final class BandwidthManifests {
     static final String CLIENT = "bw/client";
@@ -29,6 +31,16 @@ final class BandwidthManifests {
      * for a moment would be torn down and built again).
      */
     static void write(Path dir, String clientEgress, String serverIngress) throws IOException {
+        write(dir, clientEgress == null ? Map.of() : Map.of(BandwidthAnnotations.EGRESS, clientEgress),
+                serverIngress == null ? Map.of() : Map.of(BandwidthAnnotations.INGRESS, serverIngress));
+    }
+
+    /** The client limited to {@code clientEgress}, its connections on {@code congestion} ({@code npm-agent.io/tcp-congestion}). */
+    static void writeClient(Path dir, String clientEgress, String congestion) throws IOException {
+        write(dir, Map.of(BandwidthAnnotations.EGRESS, clientEgress, CongestionAnnotation.ANNOTATION, congestion), Map.of());
+    }
+
+    private static void write(Path dir, Map<String, String> client, Map<String, String> server) throws IOException {
         Files.createDirectories(dir);
         Path next = dir.resolve(".pods.yaml.next");
         Files.writeString(next, """
@@ -37,15 +49,13 @@ final class BandwidthManifests {
                 metadata:
                   name: bw
                 ---
-                """ + pod("server", SERVER_IP, serverIngress == null ? Map.of() : Map.of(BandwidthAnnotations.INGRESS, serverIngress))
-                + "---\n" + pod("client", "10.78.0.20", clientEgress == null ? Map.of() : Map.of(BandwidthAnnotations.EGRESS, clientEgress)),
-                StandardCharsets.UTF_8);
+                """ + pod("server", SERVER_IP, server) + "---\n" + pod("client", "10.78.0.20", client), StandardCharsets.UTF_8);
         Files.move(next, dir.resolve("pods.yaml"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     private static String pod(String name, String ip, Map<String, String> annotations) {
         StringBuilder a = new StringBuilder();
-        annotations.forEach((k, v) -> a.append("    ").append(k).append(": \"").append(v).append("\"\n"));
+        new TreeMap<>(annotations).forEach((k, v) -> a.append("    ").append(k).append(": \"").append(v).append("\"\n"));
         return """
                 apiVersion: v1
                 kind: Pod

@@ -48,7 +48,7 @@ final class BandwidthTable {
         return points.stream().filter(p -> p.ok() && p.latency() != null && p.shaper().equals(shaper)).findFirst();
     }
 
-    private static String mbit(long bits) {
+    static String mbit(long bits) {
         return bits >= 1_000_000_000 && bits % 1_000_000_000 == 0 ? bits / 1_000_000_000 + " Gbit/s"
                 : String.format(Locale.ROOT, bits % 1_000_000 == 0 ? "%.0f Mbit/s" : "%.1f Mbit/s", bits / 1e6);
     }
@@ -59,6 +59,10 @@ final class BandwidthTable {
 
     /** {@code {command, cores, kernel, results: [{shaper, limit_mbit, achieved_mbit, rr_p50_us, rr_p99_us, rr_p999_us, retransmits, ...}]}}. */
     static String json(String command, List<BandwidthPoint> points) {
+        return BenchJson.document(command, rows(points));
+    }
+
+    static List<Map<String, Object>> rows(List<BandwidthPoint> points) {
         List<Map<String, Object>> rows = new ArrayList<>();
         for (BandwidthPoint p : points) {
             Map<String, Object> row = new LinkedHashMap<>();
@@ -77,6 +81,6 @@ final class BandwidthTable {
             }
             rows.add(row);
         }
-        return BenchJson.document(command, rows);
+        return rows;
     }
 }

@@ -27,12 +27,23 @@ final class RrProbe {
     }
 
     List<String> client(String address, int port, double seconds, double warmup) {
-        return List.of(binary.toString(), "client", address, Integer.toString(port), Double.toString(seconds),
-                Integer.toString(MESSAGE_BYTES), Double.toString(warmup));
+        return client(address, port, seconds, warmup, MESSAGE_BYTES, MESSAGE_BYTES, 0);
     }
 
-    /** Request/response latencies over the measured window, in microseconds. */
-    record Latency(long count, double p50, double p99, double p999) {}
+    /**
+     * A flow of {@code request}-byte requests, each answered with {@code response} bytes: back to back
+     * ({@code intervalMicros} 0), or one every {@code intervalMicros}.
+     */
+    List<String> client(String address, int port, double seconds, double warmup, int request, int response, long intervalMicros) {
+        return List.of(binary.toString(), "client", address, Integer.toString(port), Double.toString(seconds),
+                Integer.toString(request), Double.toString(warmup), Integer.toString(response), Long.toString(intervalMicros));
+    }
+
+    /**
+     * Request/response latencies over the measured window, in microseconds; the connection's TCP
+     * retransmissions over the whole run; the request bytes of the measured exchanges.
+     */
+    record Latency(long count, double p50, double p90, double p99, double p999, double max, long retransmits, long bytes) {}
 
     static Latency parse(CommandResult r) throws IOException {
         if (!r.ok()) {
@@ -40,7 +51,8 @@ final class RrProbe {
         }
         String[] f = r.stdout().strip().split("\\s+");
         try {
-            return new Latency(Long.parseLong(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2]), Double.parseDouble(f[3]));
+            return new Latency(Long.parseLong(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2]), Double.parseDouble(f[3]),
+                    Double.parseDouble(f[4]), Double.parseDouble(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]));
         } catch (RuntimeException e) {
             throw new IOException("rrprobe client printed no figures: " + r.stdout().strip() + " " + r.stderr().strip());
         }

@@ -2,6 +2,7 @@ package io.npmagent.pipelines.bench;
 
 import io.npmagent.agent.cli.CliRun;
 import io.npmagent.agent.run.AgentStatus;
+import io.npmagent.agent.run.ManifestLoop;
 import io.npmagent.agent.sandbox.Sandbox;
 import io.npmagent.dataplane.exec.CommandResult;
 import java.io.BufferedReader;
@@ -10,6 +11,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -94,12 +96,21 @@ public final class BenchSandbox implements AutoCloseable {
 
     /** The network namespace of {@code pod} ({@code namespace/name}), from the pods the sandbox built. */
     public String netns(String pod) throws IOException {
-        return Sandbox.named(name).pods().stream().filter(p -> p.pod().equals(pod)).map(Sandbox.PodRecord::netns).findFirst()
+        return record(pod).netns();
+    }
+
+    private Sandbox.PodRecord record(String pod) throws IOException {
+        return Sandbox.named(name).pods().stream().filter(p -> p.pod().equals(pod)).findFirst()
                 .orElseThrow(() -> new IOException("sandbox " + name + " has no pod " + pod));
     }
 
+    /** The sandbox agent's metrics as it last wrote them (every second), Prometheus text. */
+    public String metrics() throws IOException {
+        return Files.readString(Sandbox.named(name).dir().resolve(ManifestLoop.METRICS_FILE));
+    }
+
     /**
-     * Runs {@code argv} in {@code pod}'s network namespace to the end, or kills it after {@code timeout}.
+     * Runs {@code argv} as one of {@code pod}'s processes (its network namespace and cgroup) to the end, or kills it after {@code timeout}.
      * Not through {@code ProcessRunner}: {@link #close()} must be able to stop a client that is running
      * when the JVM is told to stop.
      */
@@ -130,8 +141,7 @@ public final class BenchSandbox implements AutoCloseable {
         if (closed) {
             throw new IOException("sandbox " + name + " is closed");
         }
-        List<String> full = new ArrayList<>(List.of("ip", "netns", "exec", netns(pod)));
-        full.addAll(argv);
+        List<String> full = record(pod).command(argv); // in the pod's network namespace and cgroup, as its own processes
         Process p = new ProcessBuilder(full).redirectErrorStream(mergeErrors)
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile())).start();
         processes.add(p);

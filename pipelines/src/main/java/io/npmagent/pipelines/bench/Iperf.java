@@ -32,6 +32,40 @@ public final class Iperf {
         return argv;
     }
 
+    /**
+     * A run with nothing omitted (start included), reporting each second as the server received it
+     * ({@code --get-server-output}): for what a flow does as it starts.
+     */
+    public static List<String> clientFromStart(String address, int port, int seconds) {
+        return List.of("iperf3", "--client", address, "--port", Integer.toString(port), "--time", Integer.toString(seconds),
+                "--interval", "1", "--json", "--get-server-output");
+    }
+
+    /** UDP datagrams of {@code length} bytes at {@code bitrate} (iperf3's form: {@code 50M}) for {@code seconds}: a sender TCP cannot slow down. */
+    public static List<String> udpClient(String address, int port, int seconds, String bitrate, int length) {
+        return List.of("iperf3", "--client", address, "--port", Integer.toString(port), "--time", Integer.toString(seconds), "--udp",
+                "--bitrate", bitrate, "--length", Integer.toString(length), "--json");
+    }
+
+    /** One interval of the server's report: its length and the bytes received in it. */
+    public record Interval(double seconds, long bytes) {}
+
+    /** The server's intervals of a {@link #clientFromStart} run, in order. */
+    public static List<Interval> receivedIntervals(CommandResult r) throws IOException {
+        report(r); // the same checks: a report, no error
+        try {
+            JsonObject server = new Gson().fromJson(r.stdout(), JsonObject.class).getAsJsonObject("server_output_json");
+            List<Interval> out = new ArrayList<>();
+            for (var i : server.getAsJsonArray("intervals")) {
+                JsonObject sum = i.getAsJsonObject().getAsJsonObject("sum");
+                out.add(new Interval(sum.get("seconds").getAsDouble(), sum.get("bytes").getAsLong()));
+            }
+            return out;
+        } catch (RuntimeException e) {
+            throw new IOException("iperf3's report has no server_output_json.intervals (iperf3 3.1 or later with --get-server-output)", e);
+        }
+    }
+
     /** What iperf3 reports over the measured part of a run: what arrived (the receiver's sum) and the sender's retransmissions. */
     public record Report(double bitsPerSecond, long retransmits) {}
 

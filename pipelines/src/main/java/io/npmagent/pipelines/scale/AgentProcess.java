@@ -2,6 +2,7 @@ package io.npmagent.pipelines.scale;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import io.npmagent.pipelines.bench.PromText;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -12,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,6 +2,7 @@ package io.npmagent.pipelines.scale;
 
 import com.google.gson.JsonObject;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.npmagent.pipelines.bench.PromText;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;

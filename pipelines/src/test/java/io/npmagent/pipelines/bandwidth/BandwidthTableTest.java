@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 
 class BandwidthTableTest {
     private static final List<BandwidthPoint> POINTS = List.of(
-            new BandwidthPoint("latency", "tbf", "egress", 100_000_000, 4, 95_600_000, 0, new RrProbe.Latency(200, 12_000, 20_000, 24_000), null),
-            new BandwidthPoint("latency", "edt", "egress", 100_000_000, 4, 90_000_000, 35_000, new RrProbe.Latency(90_000, 60, 100, 600), null),
+            new BandwidthPoint("latency", "tbf", "egress", 100_000_000, 4, 95_600_000, 0, new RrProbe.Latency(200, 12_000, 18_000, 20_000, 24_000, 25_000, 0, 6_400), null),
+            new BandwidthPoint("latency", "edt", "egress", 100_000_000, 4, 90_000_000, 35_000, new RrProbe.Latency(90_000, 60, 90, 100, 600, 900, 0, 2_880_000), null),
             BandwidthPoint.failed("accuracy", "edt", "ingress", 10_000_000, 1, "sandbox up: no"));
 
     @Test

@@ -1,4 +1,4 @@
-package io.npmagent.pipelines.scale;
+package io.npmagent.pipelines.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;

@@ -1,4 +1,4 @@
-package io.npmagent.pipelines.scale;
+package io.npmagent.pipelines.bench;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -6,12 +6,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** What the scale run reads from the agent's /metrics: samples of a metric, and quantiles of a histogram's growth. */
-final class PromText {
+/** What the pipelines read from the agent's metrics: samples of a metric, and quantiles of a histogram's growth. */
+public final class PromText {
     private PromText() {}
 
     /** Every sample of {@code name} (exactly that series name), by its label set as written ({@code {a="b"}} or ""). */
-    static Map<String, Double> samples(String text, String name) {
+    public static Map<String, Double> samples(String text, String name) {
         Map<String, Double> out = new LinkedHashMap<>();
         for (String line : text.split("\n")) {
             if (line.startsWith("#") || !line.startsWith(name)) {
@@ -33,12 +33,12 @@ final class PromText {
     }
 
     /** Every sample of {@code name} summed over its labels (0 when there is none). */
-    static double total(String text, String name) {
+    public static double total(String text, String name) {
         return samples(text, name).values().stream().mapToDouble(Double::doubleValue).sum();
     }
 
     /** A histogram's buckets summed over its other labels: upper bound → cumulative count. */
-    static TreeMap<Double, Double> buckets(String text, String histogram) {
+    public static TreeMap<Double, Double> buckets(String text, String histogram) {
         TreeMap<Double, Double> out = new TreeMap<>();
         samples(text, histogram + "_bucket").forEach((labels, count) -> {
             int at = labels.indexOf("le=\"");
@@ -49,14 +49,14 @@ final class PromText {
     }
 
     /** The observations between two scrapes, as buckets. */
-    static TreeMap<Double, Double> growth(TreeMap<Double, Double> before, TreeMap<Double, Double> after) {
+    public static TreeMap<Double, Double> growth(TreeMap<Double, Double> before, TreeMap<Double, Double> after) {
         TreeMap<Double, Double> out = new TreeMap<>();
         after.forEach((le, n) -> out.put(le, n - before.getOrDefault(le, 0.0)));
         return out;
     }
 
     /** {@code q} of the observations, as Prometheus' histogram_quantile estimates it (linear within a bucket). */
-    static double quantile(TreeMap<Double, Double> buckets, double q) {
+    public static double quantile(TreeMap<Double, Double> buckets, double q) {
         if (buckets.isEmpty()) {
             return Double.NaN;
         }
