@@ -12,10 +12,15 @@
  *
  * The packet still carries the pod's socket here (a veth keeps skb->sk across namespaces), and with
  * it the flow (flow control, from NPM_FLOW_PROTECT on): a TCP flow with fewer than 2 packets in flight
- * is not dropped at the horizon, so no flow starves and no delayed ACK times out (HBM's rule). The
- * packet is charged all the same, and protection ends at twice the horizon: on a node, where a round
- * trip takes microseconds, one packet in flight is no small rate, and many such flows must not take a
- * pod past its limit. What tells TCP to slow down before the horizon is at the socket (backpressure.h).
+ * is treated as a small packet: dropped only at the full horizon, where bulk packets meet it a tenth
+ * earlier, so no flow starves and no delayed ACK times out (HBM's rule). Never past the horizon: on a
+ * node, where a round trip takes microseconds, one packet in flight is no small rate, and a flow that
+ * back-pressure has slowed to one packet in flight is still a bulk flow; many such must not take a
+ * pod past its limit. With back-pressure (backpressure.h), a TCP socket's packets are judged by the
+ * same rule as its stack sends them, where TCP can be told to slow down and a packet held back costs
+ * no loss; they are charged there and pass here on the credit that left in the socket
+ * (npm_sk_shaping). tc tells the socket which pod it is: its packets leave by the pod's interface, a
+ * fact no address claim can change.
  *
  * Ingress (what is delivered to the pod), a policer: a token bucket burst_ns deep at the pod's rate,
  * kept as the time its debt is paid. A packet passes if the bucket is not in debt, and may take it
@@ -70,6 +75,22 @@ struct {
     __type(value, struct npm_rate_state);
     __uint(pinning, LIBBPF_PIN_BY_NAME);
 } npm_rate_state SEC(".maps");
+
+/* A rate-limited pod's TCP socket, with back-pressure: the pod's interface its packets leave by (set by
+ * tc, 0 until its first packet got there), and the bytes charged at the socket (backpressure.h) that
+ * tc has not seen yet. Atomic adds: the socket's CPU adds, tc's may take. */
+struct npm_sk_shaping {
+    __u32 ifindex;
+    __u32 pad;
+    __s64 credit;
+};
+
+struct {
+    __uint(type, BPF_MAP_TYPE_SK_STORAGE);
+    __uint(map_flags, BPF_F_NO_PREALLOC);
+    __type(key, int);
+    __type(value, struct npm_sk_shaping);
+} npm_sk_shaping SEC(".maps");
 
 /* npm_bandwidth_*_total: per endpoint and direction, what passed, was marked, dropped or policed;
  * egress packets past the horizon let through because their flow had fewer than 2 in flight; and
@@ -160,22 +181,23 @@ static __always_inline __u64 npm_horizon(const struct npm_bw_config *cfg, __u32 
     return len > NPM_SMALL_PACKET ? cfg->horizon_ns - cfg->horizon_ns / 10 : cfg->horizon_ns;
 }
 
-/* How far ahead a protected flow's packet may still depart: past this, it is dropped like any other. */
-static __always_inline __u64 npm_protection_limit(const struct npm_bw_config *cfg)
+
+/* The egress rule, wherever a packet is judged (at tc, or at its socket: backpressure.h): past the
+ * horizon (a tenth earlier for large packets) it is dropped, unless flow control protects its TCP flow
+ * for having fewer than 2 packets in flight: then, as a small packet, only at the horizon itself. */
+static __always_inline int npm_egress_rule(const struct npm_bw_config *cfg, __u64 ahead, __u32 len, int few_in_flight)
 {
-    return 2 * cfg->horizon_ns;
+    if (ahead < npm_horizon(cfg, len))
+        return NPM_BW_PASSED;
+    if (cfg->flow != NPM_FLOW_OFF && few_in_flight && ahead < cfg->horizon_ns)
+        return NPM_BW_PROTECTED;
+    return NPM_BW_HORIZON_DROP;
 }
 
-/* The packet's TCP flow has fewer than 2 packets in flight (HBM: packets_out <= 1). Read as the pod's
- * stack sent it: the veth hands the packet on before TCP counts it as out. */
-static __always_inline int npm_few_in_flight(struct bpf_sock *sk)
+/* The packet's flow has fewer than 2 packets in flight (HBM: packets_out <= 1), read as the pod's stack
+ * sent the packet: the veth hands it on to tc before TCP counts it as out. */
+static __always_inline int npm_few_in_flight(struct bpf_tcp_sock *tp)
 {
-    if (!sk)
-        return 0;
-    sk = bpf_sk_fullsock(sk);
-    if (!sk || sk->protocol != IPPROTO_TCP)
-        return 0;
-    struct bpf_tcp_sock *tp = bpf_tcp_sock(sk);
     return tp && tp->packets_out < 2;
 }
 
@@ -199,14 +221,29 @@ static __always_inline int npm_shape(struct __sk_buff *skb, __u32 endpoint, __u8
     }
     __u64 t = st->t_next;
     if (direction == NPM_EGRESS) {
-        __u64 ahead = npm_ahead(t, skb->tstamp, now);
-        int outcome = NPM_BW_PASSED;
-        if (ahead >= npm_horizon(cfg, len)) {
-            if (cfg->flow == NPM_FLOW_OFF || ahead >= npm_protection_limit(cfg) || !npm_few_in_flight(skb->sk)) {
-                npm_bw_count(&key, NPM_BW_HORIZON_DROP, len);
-                return TC_ACT_SHOT;
+        int few = 0;
+        struct bpf_sock *sk = cfg->flow != NPM_FLOW_OFF ? skb->sk : NULL;
+        if (sk)
+            sk = bpf_sk_fullsock(sk);
+        if (sk && sk->protocol == IPPROTO_TCP) {
+            if (cfg->flow == NPM_FLOW_BACK_PRESSURE) {
+                struct npm_sk_shaping *ss = bpf_sk_storage_get(&npm_sk_shaping, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+                if (ss) {
+                    if (ss->ifindex != skb->ifindex)
+                        ss->ifindex = skb->ifindex;
+                    if (ss->credit >= (__s64)len) {
+                        __sync_fetch_and_add(&ss->credit, -(__s64)len);
+                        return NPM_PASS; /* judged, charged and counted at the socket */
+                    }
+                }
             }
-            outcome = NPM_BW_PROTECTED;
+            few = npm_few_in_flight(bpf_tcp_sock(sk));
+        }
+        __u64 ahead = npm_ahead(t, skb->tstamp, now);
+        int outcome = npm_egress_rule(cfg, ahead, len, few);
+        if (outcome == NPM_BW_HORIZON_DROP) {
+            npm_bw_count(&key, NPM_BW_HORIZON_DROP, len);
+            return TC_ACT_SHOT;
         }
         if (ahead >= cfg->ecn_ns && bpf_skb_ecn_set_ce(skb) && outcome == NPM_BW_PASSED)
             outcome = NPM_BW_MARKED;

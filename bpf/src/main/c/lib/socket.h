@@ -1,8 +1,8 @@
-/* Which local pod a socket is, for the programs at the pods' cgroup (congestion.h, backpressure.h):
- * by its local address, as npm_local has it. One attachment at the cgroup root serves every pod,
- * whatever its cgroup. An address is what a socket claims, so what is found here only ever steers the
- * socket's own traffic (its congestion control, being told to slow down): what a pod is charged and
- * allowed is decided at its interface (bandwidth.h, tc_pod.c), where the address cannot lie. */
+/* Which local pod a socket is, for the sock_ops program at the pods' cgroup (congestion.h): by its
+ * local address, as npm_local has it, before the socket has sent anything. One attachment at the
+ * cgroup root serves every pod, whatever its cgroup. An address is what a socket claims, so what is
+ * found here only ever steers the socket's own connection (its congestion control); what a pod is
+ * charged is decided by the interface its packets leave by (bandwidth.h, backpressure.h). */
 #ifndef NPM_SOCKET_H
 #define NPM_SOCKET_H
 

@@ -172,7 +172,7 @@ public final class Metrics {
         perPodCounter(registry, "npm_bandwidth_policed_total", "Packets a pod's ingress limit dropped: its token bucket was in debt.",
                 () -> bandwidthSource, 4);
         perPodCounter(registry, "npm_bandwidth_protected_total",
-                "Packets past a pod's EDT horizon let through: their TCP flow had fewer than 2 packets in flight (flow control protect and on).",
+                "Large packets a pod's egress limit let through in the last tenth of its EDT horizon: their TCP flow had fewer than 2 packets in flight.",
                 () -> bandwidthSource, 5);
         perPodCounter(registry, "npm_bandwidth_slowed_total",
                 "Packets a pod's TCP was told to slow down on (a congestion notification at the socket) as its egress queue filled.",

@@ -7,6 +7,8 @@ import io.npmagent.dataplane.exec.CommandResult;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** iperf3's command lines and the one figure read from its JSON report: bulk throughput, one TCP stream. */
 public final class Iperf {
@@ -50,20 +52,38 @@ public final class Iperf {
     /** One interval of the server's report: its length and the bytes received in it. */
     public record Interval(double seconds, long bytes) {}
 
-    /** The server's intervals of a {@link #clientFromStart} run, in order. */
+    /** One stream's interval line of iperf3's text report: {@code [  5]   0.00-1.00   sec  7.45 MBytes  62.5 Mbits/sec}. */
+    private static final Pattern INTERVAL = Pattern.compile(
+            "^\\[\\s*\\d+\\]\\s+([0-9.]+)-([0-9.]+)\\s+sec\\s+([0-9.]+)\\s+([KMG]?)Bytes\\s+[0-9.]+\\s+[KMG]?bits/sec\\s*$");
+
+    /**
+     * The server's intervals of a {@link #clientFromStart} run, in order: from its text report
+     * ({@code server_output_text}; iperf3 prints transfers to 3 significant figures, in units of 1024).
+     * The summary lines (marked sender or receiver) are left out.
+     */
     public static List<Interval> receivedIntervals(CommandResult r) throws IOException {
         report(r); // the same checks: a report, no error
-        try {
-            JsonObject server = new Gson().fromJson(r.stdout(), JsonObject.class).getAsJsonObject("server_output_json");
-            List<Interval> out = new ArrayList<>();
-            for (var i : server.getAsJsonArray("intervals")) {
-                JsonObject sum = i.getAsJsonObject().getAsJsonObject("sum");
-                out.add(new Interval(sum.get("seconds").getAsDouble(), sum.get("bytes").getAsLong()));
-            }
-            return out;
-        } catch (RuntimeException e) {
-            throw new IOException("iperf3's report has no server_output_json.intervals (iperf3 3.1 or later with --get-server-output)", e);
+        JsonObject doc = new Gson().fromJson(r.stdout(), JsonObject.class);
+        if (!doc.has("server_output_text")) {
+            throw new IOException("iperf3's report has no server_output_text (iperf3 3.1 or later, with --get-server-output)");
         }
+        List<Interval> out = new ArrayList<>();
+        for (String line : doc.get("server_output_text").getAsString().split("\n")) {
+            Matcher m = INTERVAL.matcher(line);
+            if (m.matches()) {
+                double bytes = Double.parseDouble(m.group(3)) * switch (m.group(4)) {
+                    case "K" -> 1024.0;
+                    case "M" -> 1024.0 * 1024;
+                    case "G" -> 1024.0 * 1024 * 1024;
+                    default -> 1.0;
+                };
+                out.add(new Interval(Double.parseDouble(m.group(2)) - Double.parseDouble(m.group(1)), Math.round(bytes)));
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IOException("iperf3's server reported no interval: " + doc.get("server_output_text").getAsString().strip());
+        }
+        return out;
     }
 
     /** What iperf3 reports over the measured part of a run: what arrived (the receiver's sum) and the sender's retransmissions. */
