@@ -16,7 +16,7 @@ public record BandwidthSettings(Duration horizon, Duration ecnThreshold, Duratio
     private static final Duration MAX = Duration.ofSeconds(10);
     /** Chosen by measurement: see pipelines/README.md, "Bandwidth". */
     public static final BandwidthSettings DEFAULTS = new BandwidthSettings(Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofSeconds(1), false,
-            FlowControl.BACK_PRESSURE);
+            FlowControl.PROTECT);
 
     public BandwidthSettings {
         check("the EDT horizon", horizon);

@@ -1,7 +1,6 @@
 package io.npmagent.pipelines.bandwidth;
 
 import io.npmagent.dataplane.bandwidth.BandwidthAnnotations;
-import io.npmagent.dataplane.bandwidth.BandwidthSettings;
 import io.npmagent.dataplane.bandwidth.FlowControl;
 import io.npmagent.dataplane.exec.ProcessRunner;
 import io.npmagent.pipelines.bench.BenchJson;
@@ -64,11 +63,15 @@ public final class BandwidthMain implements Callable<Integer> {
     int bulkFlows;
 
     @Option(names = "--start", paramLabel = "RATE,...", split = ",", defaultValue = "10M,50M,100M,1G",
-            description = "Limits of the start test: a flow's first seconds, today's shaper against the agent's (default: ${DEFAULT-VALUE}).")
+            description = "Limits of the start test: a flow's first seconds, packets only (1 s horizon) against back-pressure "
+                    + "(200ms horizon, ECN 20ms, or --edt-horizon and --ecn-threshold) (default: ${DEFAULT-VALUE}).")
     List<String> start;
 
     /** The start test's baseline: the shaper as it was before flow control (packets only, 1 s horizon, ECN marks from 100 ms). */
     static final List<String> PACKETS_ONLY = List.of("--edt-flow-control", "off", "--edt-horizon", "1s", "--ecn-threshold", "100ms");
+    /** The start test's candidate, unless --edt-horizon or --ecn-threshold say otherwise: back-pressure with a short horizon. */
+    static final String BACK_PRESSURE_HORIZON = "200ms";
+    static final String BACK_PRESSURE_ECN = "20ms";
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
     Path json;
@@ -146,10 +149,12 @@ public final class BandwidthMain implements Callable<Integer> {
         List<StartRun.Point> startPoints = new ArrayList<>();
         if (tests.contains("start")) {
             StartRun starts = new StartRun(seconds, out);
-            String agents = "agent's (" + BandwidthSettings.DEFAULTS.flowControl().label() + (horizon == null ? "" : ", " + horizon) + ")";
+            String h = horizon == null ? BACK_PRESSURE_HORIZON : horizon;
+            String ecn = ecnThreshold == null ? BACK_PRESSURE_ECN : ecnThreshold;
+            List<String> backPressure = List.of("--edt-flow-control", "back-pressure", "--edt-horizon", h, "--ecn-threshold", ecn);
             for (String r : start) {
                 startPoints.add(starts.measure(r, bits(r), "packets only (off, 1s)", sandbox, PACKETS_ONLY));
-                startPoints.add(starts.measure(r, bits(r), agents, sandbox, agentOptions));
+                startPoints.add(starts.measure(r, bits(r), "back-pressure (" + h + ", ECN " + ecn + ")", sandbox, backPressure));
             }
         }
         out.println();
