@@ -28,14 +28,14 @@ final class FlowTables {
 
     static String start(List<StartRun.Point> points) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "%-10s %-28s %14s %14s %9s %12s %11s %8s %8s%n", "limit", "shaper", "1st s over KB",
+        out.append(String.format(Locale.ROOT, "%-10s %-32s %14s %14s %9s %12s %11s %8s %8s%n", "limit", "shaper", "1st s over KB",
                 "first " + StartRun.FIRST_SECONDS + " s", "vs limit", "goodput", "retransmits", "drops", "held"));
         for (StartRun.Point p : points) {
             if (!p.ok()) {
-                out.append(String.format(Locale.ROOT, "%-10s %-28s  FAILED: %s%n", mbit(p.limitBits()), p.shaper(), p.error()));
+                out.append(String.format(Locale.ROOT, "%-10s %-32s  FAILED: %s%n", mbit(p.limitBits()), p.shaper(), p.error()));
                 continue;
             }
-            out.append(String.format(Locale.ROOT, "%-10s %-28s %14.0f %14s %+8.1f%% %12s %11d %8d %8d%n", mbit(p.limitBits()), p.shaper(),
+            out.append(String.format(Locale.ROOT, "%-10s %-32s %14.0f %14s %+8.1f%% %12s %11d %8d %8d%n", mbit(p.limitBits()), p.shaper(),
                     p.firstSecondExcessBytes() / 1e3, mbit((long) p.firstSecondsBits()), 100 * (p.firstSecondsBits() / p.limitBits() - 1),
                     mbit((long) p.goodputBits()), p.retransmits(), p.counters().horizonDrops(), p.counters().held()));
         }
