@@ -217,7 +217,7 @@ public final class BpfBackend implements Backend {
         handles.add(netns);
         return new Parts(new Kernel(pinDir, netnsName, netns, ip, forward, congestion, backPressure, handles),
                 new VersionedMaps(state, endpoints, local, ipcache, policy, metrics),
-                new PodInterfaces(new InterfaceResolver(ip)), new TcHooks(netns, fromPod, toPod),
+                new PodInterfaces(new InterfaceResolver(ip)), new TcHooks(netns, fromPod, toPod, bandwidth.bigTcp() ? new BigTcp() : null),
                 new PodCounters(drops, bandwidthStats), setAside);
     }
 

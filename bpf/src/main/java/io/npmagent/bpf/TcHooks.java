@@ -10,11 +10,14 @@ final class TcHooks implements Attachments.Hooks {
     private final NetnsThread netns;
     private final BpfProgram fromPod;
     private final BpfProgram toPod;
+    private final BigTcp bigTcp;
 
-    TcHooks(NetnsThread netns, BpfProgram fromPod, BpfProgram toPod) {
+    /** {@code bigTcp}: raises each interface attached to (null: leaves them as the CNI made them). */
+    TcHooks(NetnsThread netns, BpfProgram fromPod, BpfProgram toPod, BigTcp bigTcp) {
         this.netns = netns;
         this.fromPod = fromPod;
         this.toPod = toPod;
+        this.bigTcp = bigTcp;
     }
 
     @Override
@@ -22,6 +25,9 @@ final class TcHooks implements Attachments.Hooks {
         netns.run(() -> {
             Tc.attach(ifindex, Tc.Hook.INGRESS, fromPod);
             Tc.attach(ifindex, Tc.Hook.EGRESS, toPod);
+            if (bigTcp != null) {
+                bigTcp.raiseLogged(ifindex);
+            }
         });
     }
 

@@ -10,7 +10,7 @@ import jnr.ffi.annotations.SaveError;
 
 /**
  * The few libc calls eBPF work needs beside libbpf: entering a network namespace (setns is per
- * thread, which no Java API offers), duplicating and closing file descriptors that libbpf hands out,
+ * thread, which no Java API offers), a netlink socket (no Java API opens one either), duplicating and closing file descriptors that libbpf hands out,
  * and statfs to recognise a bpffs mount. Functions return -1 and set errno, as libc does.
  */
 final class LibC {
@@ -33,6 +33,15 @@ final class LibC {
         /** Only the three-int form (F_DUPFD_CLOEXEC): an int vararg is passed like a fixed one on LP64 Linux. */
         @SaveError
         int fcntl(int fd, int cmd, int arg);
+
+        @SaveError
+        int socket(int domain, int type, int protocol);
+
+        @SaveError
+        long send(int fd, @In byte[] buf, long len, int flags);
+
+        @SaveError
+        long recv(int fd, @Out byte[] buf, long len, int flags);
 
         /** syscall(SYS_bpf, cmd, attr, size): for the commands Debian's libbpf 1.1 has no wrapper for. */
         @SaveError

@@ -11,12 +11,19 @@ import java.time.Duration;
  * @param ingressBurst ingress: the policer's depth, as time at the pod's rate
  * @param bbr          make BBR the congestion control of pods created from now on, where the kernel allows
  * @param flowControl  egress: what the shaper does with pods' TCP flows (protection, back-pressure)
+ * @param bigTcp       raise pods' veths to BIG TCP's GSO/GRO sizes (192 KiB packets instead of 64 KiB)
  */
-public record BandwidthSettings(Duration horizon, Duration ecnThreshold, Duration ingressBurst, boolean bbr, FlowControl flowControl) {
+public record BandwidthSettings(Duration horizon, Duration ecnThreshold, Duration ingressBurst, boolean bbr, FlowControl flowControl,
+        boolean bigTcp) {
     private static final Duration MAX = Duration.ofSeconds(10);
     /** Chosen by measurement: see pipelines/README.md, "Bandwidth". */
     public static final BandwidthSettings DEFAULTS = new BandwidthSettings(Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofSeconds(1), false,
-            FlowControl.PROTECT);
+            FlowControl.PROTECT, false);
+
+    /** Without BIG TCP. */
+    public BandwidthSettings(Duration horizon, Duration ecnThreshold, Duration ingressBurst, boolean bbr, FlowControl flowControl) {
+        this(horizon, ecnThreshold, ingressBurst, bbr, flowControl, false);
+    }
 
     public BandwidthSettings {
         check("the EDT horizon", horizon);

@@ -1,6 +1,7 @@
 package io.npmagent.agent.backend;
 
 import io.npmagent.bpf.Bbr;
+import io.npmagent.bpf.BigTcp;
 import io.npmagent.bpf.BpfBackend;
 import io.npmagent.bpf.Pacing;
 import io.npmagent.bpf.libbpf.Capabilities;
@@ -73,8 +74,12 @@ public final class Backends {
      */
     public static Chosen choose(String name, Placement where, BandwidthSettings bandwidth, Metrics metrics) {
         Chosen c = byName(name, where, bandwidth, metrics);
-        return c.backend().enforcesBandwidth() || !bandwidth.bbr() ? c
-                : new Chosen(c.backend(), c.reason() + "; bbr: refused: only the eBPF backend manages bandwidth");
+        if (c.backend().enforcesBandwidth()) {
+            return c;
+        }
+        String reason = c.reason() + (bandwidth.bbr() ? "; bbr: refused: only the eBPF backend manages bandwidth" : "")
+                + (bandwidth.bigTcp() ? "; big tcp: refused: only the eBPF backend manages pods' interfaces" : "");
+        return new Chosen(c.backend(), reason);
     }
 
     private static Chosen byName(String name, Placement where, BandwidthSettings bandwidth, Metrics metrics) {
@@ -117,7 +122,8 @@ public final class Backends {
     private static String shaping(Placement where, BandwidthSettings bandwidth, BpfBackend bpf) {
         String backPressure = bandwidth.flowControl() == FlowControl.BACK_PRESSURE ? bpf.backPressureProblem() : null;
         return Pacing.describe(bandwidth) + "; flow control " + bandwidth.flowControl().label() + (backPressure == null ? "" : " (" + backPressure + ")")
-                + (bandwidth.bbr() ? "; " + Bbr.enable(where.runner()) : "");
+                + (bandwidth.bbr() ? "; " + Bbr.enable(where.runner()) : "")
+                + (bandwidth.bigTcp() ? "; " + BigTcp.describe() : "");
     }
 
     private static Chosen auto(Placement where, BandwidthSettings bandwidth, Metrics metrics) {

@@ -10,7 +10,7 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
-/** {@code --edt-horizon}, {@code --ecn-threshold}, {@code --ingress-burst}, {@code --bbr}, {@code --edt-flow-control}: how the eBPF backend holds pods to their rates. */
+/** {@code --edt-horizon}, {@code --ecn-threshold}, {@code --ingress-burst}, {@code --bbr}, {@code --edt-flow-control}, {@code --big-tcp}: how the eBPF backend holds pods to their rates. */
 final class BandwidthOptions {
     @Option(names = "--edt-horizon", paramLabel = "TIME", converter = DurationText.class,
             description = "Egress: a packet that would depart this far ahead is dropped (default: 1s).")
@@ -28,6 +28,10 @@ final class BandwidthOptions {
             + "packets' timestamps across namespaces (5.18 and later) and offers bbr; refused with a reason otherwise.")
     boolean bbr;
 
+    @Option(names = "--big-tcp", description = "Raise pods' veths (both ends) to BIG TCP's 192 KiB GSO/GRO packets: IPv4 on every pod "
+            + "(kernel 6.3 and later), IPv6 on bridged pods (a routed node's IPv6 forwarding refuses them); connections made after.")
+    boolean bigTcp;
+
     @Option(names = "--edt-flow-control", paramLabel = "MODE", converter = FlowControlText.class,
             description = "Egress: off (packets only), protect (a TCP flow with fewer than 2 packets in flight is never dropped) or "
                     + "back-pressure (that, and TCP told to slow down and held back at the socket; needs --cgroup-root; "
@@ -35,7 +39,7 @@ final class BandwidthOptions {
     FlowControl flowControl = BandwidthSettings.DEFAULTS.flowControl();
 
     BandwidthSettings settings() {
-        return new BandwidthSettings(horizon, ecnThreshold, ingressBurst, bbr, flowControl);
+        return new BandwidthSettings(horizon, ecnThreshold, ingressBurst, bbr, flowControl, bigTcp);
     }
 
     static final class FlowControlText implements ITypeConverter<FlowControl> {

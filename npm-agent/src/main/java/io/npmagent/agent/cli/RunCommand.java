@@ -110,7 +110,7 @@ final class RunCommand implements Callable<Integer> {
         String backendName = given("--backend") ? options.backend : config.backend();
         try {
             backend = Backends.choose(backendName, placement(config),
-                    given("--edt-horizon", "--ecn-threshold", "--ingress-burst", "--bbr", "--edt-flow-control") ? bandwidth.settings() : config.bandwidth(), metrics);
+                    given("--edt-horizon", "--ecn-threshold", "--ingress-burst", "--bbr", "--edt-flow-control", "--big-tcp") ? bandwidth.settings() : config.bandwidth(), metrics);
         } catch (IllegalArgumentException | IllegalStateException e) {
             return usage(e.getMessage());
         }

@@ -32,7 +32,7 @@ import java.util.TreeMap;
  * (see {@link QueueConfig}), {@code DebugListeningPort} and
  * {@code DebugListeningAddress} (the debug endpoints; localhost unless set), {@code Backend},
  * {@code BpffsPath}, {@code EdtHorizonInMilliseconds}, {@code EcnThresholdInMilliseconds},
- * {@code IngressBurstInMilliseconds}, {@code Bbr}, {@code ReconcilePeriodInSeconds}. Keys NPM has that
+ * {@code IngressBurstInMilliseconds}, {@code Bbr}, {@code EdtFlowControl}, {@code BigTcp}, {@code ReconcilePeriodInSeconds}. Keys NPM has that
  * we do not use ({@code MaxBatchedACLsPerPod}, {@code ApplyIntervalInMilliseconds}, ...) are reported
  * as ignored, never errors, so NPM's own ConfigMap loads.
  */
@@ -126,7 +126,7 @@ public record AgentConfig(
         }
         BandwidthSettings bandwidth = DEFAULTS.bandwidth;
         try {
-            bandwidth = new BandwidthSettings(s.horizon, s.ecn, s.burst, s.bbr, s.flowControl);
+            bandwidth = new BandwidthSettings(s.horizon, s.ecn, s.burst, s.bbr, s.flowControl, s.bigTcp);
         } catch (IllegalArgumentException e) {
             problems.add("EdtHorizonInMilliseconds, EcnThresholdInMilliseconds, IngressBurstInMilliseconds: " + e.getMessage());
         }
@@ -174,10 +174,21 @@ public record AgentConfig(
         Duration burst = DEFAULTS.bandwidth.ingressBurst();
         boolean bbr = DEFAULTS.bandwidth.bbr();
         FlowControl flowControl = DEFAULTS.bandwidth.flowControl();
+        boolean bigTcp = DEFAULTS.bandwidth.bigTcp();
         Duration reconcile = DEFAULTS.reconcilePeriod;
 
         Settings(List<String> problems) {
             this.problems = problems;
+        }
+
+        /** A true/false key's value; a problem and {@code current} if it is neither. */
+        private boolean flag(String key, JsonElement v, boolean current) {
+            Boolean b = bool(v);
+            if (b == null) {
+                problems.add(key + ": expected true or false, not " + text(v));
+                return current;
+            }
+            return b;
         }
 
         /** Reads {@code key} if it is one of ours or NPM's; false if it is not. */
@@ -215,14 +226,8 @@ public record AgentConfig(
                 case "EdtHorizonInMilliseconds" -> horizon = Duration.ofMillis(number(key, v, 1, 10_000, horizon.toMillis()));
                 case "EcnThresholdInMilliseconds" -> ecn = Duration.ofMillis(number(key, v, 1, 10_000, ecn.toMillis()));
                 case "IngressBurstInMilliseconds" -> burst = Duration.ofMillis(number(key, v, 1, 10_000, burst.toMillis()));
-                case "Bbr" -> {
-                    Boolean b = bool(v);
-                    if (b == null) {
-                        problems.add(key + ": expected true or false, not " + text(v));
-                    } else {
-                        bbr = b;
-                    }
-                }
+                case "Bbr" -> bbr = flag(key, v, bbr);
+                case "BigTcp" -> bigTcp = flag(key, v, bigTcp);
                 case "EdtFlowControl" -> {
                     try {
                         flowControl = FlowControl.of(string(key, v, flowControl.label()));
@@ -308,6 +313,7 @@ public record AgentConfig(
         m.put("IngressBurstInMilliseconds", bandwidth.ingressBurst().toMillis());
         m.put("Bbr", bandwidth.bbr());
         m.put("EdtFlowControl", bandwidth.flowControl().label());
+        m.put("BigTcp", bandwidth.bigTcp());
         m.put("ReconcilePeriodInSeconds", reconcilePeriod.toSeconds());
         return m;
     }

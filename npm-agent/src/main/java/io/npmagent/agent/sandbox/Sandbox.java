@@ -40,16 +40,18 @@ public final class Sandbox {
     public record Spec(String name, String manifests, String backend, String kubeProxyMode, Shaping shaping, long daemonPid, String created) {}
 
     /** The bandwidth settings the sandbox's agent runs with, as the spec file keeps them (absent: the defaults). */
-    public record Shaping(long horizonNanos, long ecnThresholdNanos, long ingressBurstNanos, boolean bbr, String flowControl) {
+    public record Shaping(long horizonNanos, long ecnThresholdNanos, long ingressBurstNanos, boolean bbr, String flowControl,
+            boolean bigTcp) {
         public static Shaping of(BandwidthSettings s) {
-            return new Shaping(s.horizon().toNanos(), s.ecnThreshold().toNanos(), s.ingressBurst().toNanos(), s.bbr(), s.flowControl().label());
+            return new Shaping(s.horizon().toNanos(), s.ecnThreshold().toNanos(), s.ingressBurst().toNanos(), s.bbr(), s.flowControl().label(), s.bigTcp());
         }
 
         /** The settings; a spec of an older version, without flow control, gets the default. */
         public static BandwidthSettings settings(Shaping shaping) {
             return shaping == null ? BandwidthSettings.DEFAULTS : new BandwidthSettings(Duration.ofNanos(shaping.horizonNanos),
                     Duration.ofNanos(shaping.ecnThresholdNanos), Duration.ofNanos(shaping.ingressBurstNanos), shaping.bbr,
-                    shaping.flowControl == null ? BandwidthSettings.DEFAULTS.flowControl() : FlowControl.of(shaping.flowControl));
+                    shaping.flowControl == null ? BandwidthSettings.DEFAULTS.flowControl() : FlowControl.of(shaping.flowControl),
+                    shaping.bigTcp);
         }
     }
 

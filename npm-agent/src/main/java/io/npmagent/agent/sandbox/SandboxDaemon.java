@@ -150,6 +150,9 @@ public final class SandboxDaemon {
                     "--state-dir", sandbox.dir().toString(), "--poll-ms", "50",
                     "--edt-horizon", shaping.horizon().toNanos() + "ns", "--ecn-threshold", shaping.ecnThreshold().toNanos() + "ns",
                     "--ingress-burst", shaping.ingressBurst().toNanos() + "ns", "--edt-flow-control", shaping.flowControl().label()));
+            if (shaping.bigTcp()) {
+                argv.add("--big-tcp");
+            }
             if (shaping.bbr()) {
                 argv.add("--bbr");
             }

@@ -50,6 +50,7 @@ class AgentConfigTest {
                 Backend: iptables-nft
                 EdtHorizonInMilliseconds: 500
                 ReconcilePeriodInSeconds: 30
+                BigTcp: true
                 """).config();
         assertThat(c.queue().interval()).isEqualTo(Duration.ofMillis(250));
         assertThat(c.queue().maxPendingNetPols()).isEqualTo(AgentConfig.DEFAULTS.queue().maxPendingNetPols());
@@ -57,6 +58,8 @@ class AgentConfigTest {
         assertThat(c.bandwidth().horizon()).isEqualTo(Duration.ofMillis(500));
         assertThat(c.bandwidth().ingressBurst()).isEqualTo(AgentConfig.DEFAULTS.bandwidth().ingressBurst());
         assertThat(c.reconcilePeriod()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.bandwidth().bigTcp()).isTrue();
+        assertThat(AgentConfig.DEFAULTS.bandwidth().bigTcp()).as("opt-in").isFalse();
         assertThat(c.bpffs()).isEqualTo(Path.of("/sys/fs/bpf"));
         assertThat(AgentConfig.parse("").config()).isEqualTo(AgentConfig.DEFAULTS);
     }
@@ -65,7 +68,8 @@ class AgentConfigTest {
     void everyBadValueIsNamedWithItsKeyAndReason() {
         assertThatThrownBy(() -> AgentConfig.parse("""
                 {"ListeningPort": "abc", "LogLevel": "loud", "Backend": "ebpf", "MaxPendingNetPols": 0,
-                 "Toggles": {"NetPolInBackground": "yes"}, "BpffsPath": "relative/dir", "ResyncPeriodInMinutes": 1.5}
+                 "Toggles": {"NetPolInBackground": "yes"}, "BpffsPath": "relative/dir", "ResyncPeriodInMinutes": 1.5,
+                 "BigTcp": "on"}
                 """))
                 .isInstanceOfSatisfying(AgentConfig.Rejected.class, e -> assertThat(e.problems()).satisfiesExactlyInAnyOrder(
                         p -> assertThat(p).startsWith("ListeningPort: expected a number").contains("\"abc\""),
@@ -74,6 +78,7 @@ class AgentConfigTest {
                         p -> assertThat(p).startsWith("Toggles.NetPolInBackground: expected true or false"),
                         p -> assertThat(p).startsWith("BpffsPath: an absolute path"),
                         p -> assertThat(p).startsWith("ResyncPeriodInMinutes: a whole number"),
+                        p -> assertThat(p).startsWith("BigTcp: expected true or false").contains("\"on\""),
                         p -> assertThat(p).startsWith("MaxPendingNetPols")));
     }
 

@@ -43,6 +43,10 @@ public final class DatapathMain implements Callable<Integer> {
     @Option(names = "--connections-only", description = "Measure new connections per second only, not throughput.")
     boolean connectionsOnly;
 
+    @Option(names = "--big-tcp", description = "Measure BIG TCP instead, on the eBPF backend: without and with --big-tcp, IPv4 and IPv6, "
+            + "throughput and CPU per Gbit between two pods, and a pod limited to " + BigTcpRun.LIMIT + ".")
+    boolean bigTcp;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
     Path json;
 
@@ -60,6 +64,9 @@ public final class DatapathMain implements Callable<Integer> {
         if (!connectionsOnly && !ProcessRunner.host().available("iperf3")) {
             System.err.println("datapath: iperf3 is not installed (pipelines/install-deps iperf3), or measure with --connections-only");
             return 2;
+        }
+        if (bigTcp) {
+            return bigTcp(out);
         }
         TcpRate tcprate;
         try {
@@ -95,6 +102,28 @@ public final class DatapathMain implements Callable<Integer> {
         boolean measured = points.stream().anyMatch(DatapathPoint::ok);
         boolean sound = points.stream().allMatch(p -> p.status().equals("skipped") || p.ok() && p.enforcedAsExpected());
         return measured && sound ? 0 : 1;
+    }
+
+    private int bigTcp(PrintStream out) throws IOException {
+        out.println("# reproduce: pipelines/datapath --big-tcp --seconds " + seconds + " --repeat " + repeat);
+        out.printf(Locale.ROOT, "# %d cores, kernel %s; other load on the machine shows in the figures%n",
+                Runtime.getRuntime().availableProcessors(), System.getProperty("os.version"));
+        List<BigTcpRun.Row> rows;
+        try {
+            rows = new BigTcpRun(seconds, repeat, out).measure(sandboxName("bpf"));
+        } catch (IOException e) {
+            throw e;
+        } catch (Exception e) {
+            System.err.println("datapath: " + e.getMessage());
+            return 1;
+        }
+        out.println();
+        out.print(BigTcpRun.table(rows));
+        if (json != null) {
+            Files.writeString(json, new com.google.gson.GsonBuilder().setPrettyPrinting().create().toJson(rows));
+            out.println("wrote " + json);
+        }
+        return 0;
     }
 
     /** Why {@code backend} cannot be measured here, if it cannot: unknown to this build, or its tools missing. */

@@ -1,0 +1,66 @@
+package io.npmagent.pipelines.bandwidth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.npmagent.agent.sandbox.Sandbox;
+import io.npmagent.bpf.libbpf.NetnsThread;
+import io.npmagent.bpf.libbpf.Rtnetlink;
+import io.npmagent.dataplane.kernel.KernelTestSupport;
+import io.npmagent.pipelines.bench.BenchSandbox;
+import io.npmagent.pipelines.bench.Iperf;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code --big-tcp} in a sandbox (routed pods): the agent raises the IPv4 GSO/GRO limits of both ends of
+ * each pod's veth to 192 KiB as it attaches, leaves IPv6's at 64 KiB (a routed node's IPv6 forwarding
+ * refuses larger packets), and the client's egress limit of 50M holds within 5%, as in
+ * {@link BandwidthKernelTest} without BIG TCP (at 1G, where TCP builds the large packets, pipelines/datapath --big-tcp).
+ */
+class BigTcpKernelTest {
+    private static final int SECONDS = 8;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void bothEndsOfEachPodsVethAreRaisedForIpv4AndTheRateLimitHolds() throws Exception {
+        KernelTestSupport.require("python3", "setsid", "iperf3");
+        String name = "bigtcp-" + ProcessHandle.current().pid() % 100000;
+        BandwidthManifests.write(dir, "50M", null);
+        try (BenchSandbox sandbox = BenchSandbox.up(name, dir, "bpf", 0, "--big-tcp")) {
+            sandbox.startServer(BandwidthManifests.SERVER, Iperf.server(BandwidthManifests.IPERF_PORT), Iperf.READY);
+            for (String pod : List.of(BandwidthManifests.CLIENT, BandwidthManifests.SERVER)) {
+                Rtnetlink.Link podEnd = podEnd(sandbox.netns(pod));
+                Rtnetlink.Link nodeEnd;
+                try (NetnsThread node = NetnsThread.enter(Sandbox.named(name).nodeNetns())) {
+                    nodeEnd = node.get(() -> Rtnetlink.link(podEnd.peer()));
+                }
+                for (Rtnetlink.Link end : List.of(podEnd, nodeEnd)) {
+                    assertThat(end.gsoIpv4MaxSize()).as(pod + " gso_ipv4_max_size, interface " + end.ifindex()).isEqualTo(196_608);
+                    assertThat(end.groIpv4MaxSize()).as(pod + " gro_ipv4_max_size").isEqualTo(196_608);
+                    assertThat(end.gsoMaxSize()).as(pod + " gso_max_size (IPv6): routed, left").isEqualTo(65_536);
+                }
+            }
+            double limited = mbit(sandbox);
+            assertThat(limited).as("client egress 50M with BIG TCP").isBetween(47.5, 52.5);
+        }
+        assertThat(Sandbox.named(name).namespaces()).as("sandbox down").isEmpty();
+    }
+
+    private static Rtnetlink.Link podEnd(String netns) throws Exception {
+        try (NetnsThread pod = NetnsThread.enter(netns)) {
+            return pod.get(() -> Rtnetlink.link("eth0"));
+        }
+    }
+
+    private static double mbit(BenchSandbox sandbox) throws Exception {
+        Iperf.Report r = Iperf.report(sandbox.run(BandwidthManifests.CLIENT, Iperf.client(BandwidthManifests.SERVER_IP,
+                BandwidthManifests.IPERF_PORT, SECONDS, BandwidthRun.WARMUP_SECONDS), Duration.ofSeconds(60)));
+        System.out.printf("big tcp: %.2f Mbit/s, %d retransmits%n", r.bitsPerSecond() / 1e6, r.retransmits());
+        return r.bitsPerSecond() / 1e6;
+    }
+}
