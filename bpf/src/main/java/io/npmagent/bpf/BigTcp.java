@@ -6,8 +6,11 @@ import io.npmagent.bpf.libbpf.Rtnetlink;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -30,8 +33,15 @@ public final class BigTcp {
     private static final Path NETNS_DIR = Path.of("/run/netns");
     private static final System.Logger LOG = System.getLogger(BigTcp.class.getName());
 
-    /** Namespace files by the id the node's namespace has for them; read again when an id is not there. */
+    /**
+     * Namespace files by the id the node's namespace has for them, as of {@link #scanned}: the directory
+     * is read again only when it changed since, so pods whose namespace is elsewhere do not each cost a
+     * pass over every file in it. Files that had no id yet (a pod's namespace before its veth: the id
+     * comes with the veth) are asked again on every miss.
+     */
     private final Map<Integer, Path> netnsById = new HashMap<>();
+    private final List<Path> withoutId = new ArrayList<>();
+    private FileTime scanned;
 
     /** For the backend's status line. */
     public static String describe() {
@@ -101,20 +111,35 @@ public final class BigTcp {
         if (known != null && Files.exists(known)) {
             return known;
         }
-        netnsById.clear();
-        try (Stream<Path> files = Files.list(NETNS_DIR)) {
-            files.forEach(f -> {
-                try {
-                    int i = Rtnetlink.netnsId(f);
-                    if (i >= 0) {
-                        netnsById.put(i, f);
-                    }
-                } catch (BpfException e) {
-                    // not a namespace file (or gone meanwhile)
-                }
-            });
+        FileTime modified;
+        try {
+            modified = Files.getLastModifiedTime(NETNS_DIR);
         } catch (IOException e) {
             return null;
+        }
+        List<Path> ask = new ArrayList<>(withoutId);
+        if (!modified.equals(scanned)) {
+            scanned = modified;
+            netnsById.clear();
+            ask.clear();
+            try (Stream<Path> files = Files.list(NETNS_DIR)) {
+                files.forEach(ask::add);
+            } catch (IOException e) {
+                return null;
+            }
+        }
+        withoutId.clear();
+        for (Path f : ask) {
+            try {
+                int i = Rtnetlink.netnsId(f);
+                if (i >= 0) {
+                    netnsById.put(i, f);
+                } else {
+                    withoutId.add(f);
+                }
+            } catch (BpfException e) {
+                // not a namespace file (or gone meanwhile)
+            }
         }
         return netnsById.get(id);
     }

@@ -69,28 +69,29 @@ final class BigTcpRun {
             write(onDir.path());
             try (BenchSandbox off = BenchSandbox.up(sandboxName + "-o", offDir.path(), "bpf", 1);
                     BenchSandbox on = BenchSandbox.up(sandboxName + "-b", onDir.path(), "bpf", 1, "--big-tcp")) {
-                Map<String, Samples> samples = new LinkedHashMap<>();
+                Map<BenchSandbox, Map<String, Samples>> samples = new LinkedHashMap<>();
                 for (BenchSandbox sandbox : List.of(off, on)) {
                     sandbox.startServer(NS + "/server", Iperf.server(PORT), Iperf.READY);
+                    samples.put(sandbox, Map.of("IPv4", new Samples(), "IPv6", new Samples()));
                 }
                 Thread.sleep(SETTLE.toMillis());
                 for (int i = 1; i <= repeat; i++) {
                     for (String family : List.of("IPv4", "IPv6")) {
                         for (BenchSandbox sandbox : List.of(off, on)) {
-                            String setting = sandbox == on ? "on" : "off";
-                            run(sandbox, family, samples.computeIfAbsent(setting + " " + family, k -> new Samples()));
-                            Samples s = samples.get(setting + " " + family);
+                            Samples s = samples.get(sandbox).get(family);
+                            run(sandbox, family, s);
                             progress.printf(Locale.ROOT, "big tcp %s, %s, run %d/%d: %.2f Gbit/s, %.0f ms CPU per Gbit; limited to %s: %.1f Mbit/s, %.0f retransmits%n",
-                                    setting, family, i, repeat, last(s.gbit), last(s.cpu), LIMIT, last(s.limited), last(s.retransmits));
+                                    sandbox == on ? "on" : "off", family, i, repeat, last(s.gbit), last(s.cpu), LIMIT, last(s.limited),
+                                    last(s.retransmits));
                         }
                     }
                 }
                 List<Row> rows = new ArrayList<>();
                 for (BenchSandbox sandbox : List.of(off, on)) {
                     for (String family : List.of("IPv4", "IPv6")) {
-                        Samples s = samples.get((sandbox == on ? "on" : "off") + " " + family);
-                        rows.add(new Row(sandbox == on, family, median(s.gbit), median(s.cpu), median(s.limited), Collections.min(s.limited),
-                                Collections.max(s.limited), (long) median(s.retransmits), clientGso(sandbox, family)));
+                        Samples s = samples.get(sandbox).get(family);
+                        rows.add(new Row(sandbox == on, family, DatapathPoint.median(s.gbit), DatapathPoint.median(s.cpu), DatapathPoint.median(s.limited), Collections.min(s.limited),
+                                Collections.max(s.limited), (long) DatapathPoint.median(s.retransmits), clientGso(sandbox, family)));
                     }
                 }
                 return rows;
@@ -157,13 +158,6 @@ final class BigTcpRun {
     private static long busy() throws IOException {
         String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
         return Long.parseLong(f[1]) + Long.parseLong(f[2]) + Long.parseLong(f[3]) + Long.parseLong(f[6]) + Long.parseLong(f[7]);
-    }
-
-    private static double median(List<Double> xs) {
-        List<Double> s = new ArrayList<>(xs);
-        s.sort(null);
-        int n = s.size();
-        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
     }
 
     private static void write(Path dir) throws IOException {

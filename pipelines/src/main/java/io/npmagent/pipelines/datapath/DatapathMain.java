@@ -1,5 +1,6 @@
 package io.npmagent.pipelines.datapath;
 
+import com.google.gson.GsonBuilder;
 import io.npmagent.agent.backend.Backends;
 import io.npmagent.dataplane.exec.ProcessRunner;
 import io.npmagent.pipelines.bench.NativeTool;
@@ -120,7 +121,7 @@ public final class DatapathMain implements Callable<Integer> {
         out.println();
         out.print(BigTcpRun.table(rows));
         if (json != null) {
-            Files.writeString(json, new com.google.gson.GsonBuilder().setPrettyPrinting().create().toJson(rows));
+            Files.writeString(json, new GsonBuilder().setPrettyPrinting().create().toJson(rows));
             out.println("wrote " + json);
         }
         return 0;

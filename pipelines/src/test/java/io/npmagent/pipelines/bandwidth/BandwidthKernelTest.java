@@ -46,7 +46,8 @@ class BandwidthKernelTest {
         assertThat(Sandbox.named(name).namespaces()).as("sandbox down").isEmpty();
     }
 
-    private static double mbit(BenchSandbox sandbox) throws Exception {
+    /** The client's rate to the server over {@value #SECONDS} s after a warm-up, in Mbit/s (also used by {@link BigTcpKernelTest}). */
+    static double mbit(BenchSandbox sandbox) throws Exception {
         Iperf.Report r = Iperf.report(sandbox.run(BandwidthManifests.CLIENT, Iperf.client(BandwidthManifests.SERVER_IP,
                 BandwidthManifests.IPERF_PORT, SECONDS, BandwidthRun.WARMUP_SECONDS), Duration.ofSeconds(60)));
         System.out.printf("bandwidth: %.2f Mbit/s, %d retransmits%n", r.bitsPerSecond() / 1e6, r.retransmits());

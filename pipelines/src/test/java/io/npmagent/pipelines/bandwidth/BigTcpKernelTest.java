@@ -9,7 +9,6 @@ import io.npmagent.dataplane.kernel.KernelTestSupport;
 import io.npmagent.pipelines.bench.BenchSandbox;
 import io.npmagent.pipelines.bench.Iperf;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,8 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link BandwidthKernelTest} without BIG TCP (at 1G, where TCP builds the large packets, pipelines/datapath --big-tcp).
  */
 class BigTcpKernelTest {
-    private static final int SECONDS = 8;
-
     @TempDir
     Path dir;
 
@@ -45,7 +42,7 @@ class BigTcpKernelTest {
                     assertThat(end.gsoMaxSize()).as(pod + " gso_max_size (IPv6): routed, left").isEqualTo(65_536);
                 }
             }
-            double limited = mbit(sandbox);
+            double limited = BandwidthKernelTest.mbit(sandbox);
             assertThat(limited).as("client egress 50M with BIG TCP").isBetween(47.5, 52.5);
         }
         assertThat(Sandbox.named(name).namespaces()).as("sandbox down").isEmpty();
@@ -55,12 +52,5 @@ class BigTcpKernelTest {
         try (NetnsThread pod = NetnsThread.enter(netns)) {
             return pod.get(() -> Rtnetlink.link("eth0"));
         }
-    }
-
-    private static double mbit(BenchSandbox sandbox) throws Exception {
-        Iperf.Report r = Iperf.report(sandbox.run(BandwidthManifests.CLIENT, Iperf.client(BandwidthManifests.SERVER_IP,
-                BandwidthManifests.IPERF_PORT, SECONDS, BandwidthRun.WARMUP_SECONDS), Duration.ofSeconds(60)));
-        System.out.printf("big tcp: %.2f Mbit/s, %d retransmits%n", r.bitsPerSecond() / 1e6, r.retransmits());
-        return r.bitsPerSecond() / 1e6;
     }
 }
