@@ -1,5 +1,5 @@
 /* The programs on each local pod's host-side interface, the netfilter forward hook, and at the pods'
- * cgroup the sock_ops program that gives pods' connections their congestion control (congestion.h)
+ * cgroup the sock_ops program that gives pods' connections their congestion control (congestion.h) and pace (pacing.h)
  * and the egress program that tells their TCP to slow down before the rate limit drops (backpressure.h). A packet's verdict
  * is decided in npm_verdict(): replies and established flows pass, and so do ICMP errors about them
  * (ct.h); otherwise, if the pod is isolated for the direction, the peer's identity (peers.h) or ANY
@@ -21,6 +21,7 @@
 #include "lib/forward.h"
 #include "lib/congestion.h"
 #include "lib/backpressure.h"
+#include "lib/pacing.h"
 
 /* A destination tc cannot judge: it may be a Service address that DNAT turns into a backend's. */
 static __always_inline int npm_after_dnat(__u32 identity)
@@ -165,12 +166,19 @@ int npm_forward(struct bpf_nf_ctx *ctx)
 }
 
 /* At the cgroup that holds the pods' processes: an active connection gets its pod's congestion control
- * as it sends its SYN, a passive one once established (congestion.h). Never refuses a connection. */
+ * as it sends its SYN, a passive one once established (congestion.h); both a pacing cap if their pod is
+ * rate-limited, kept up to date at every RTT sample (pacing.h). Never refuses a connection. */
 SEC("sockops")
 int npm_sock_ops(struct bpf_sock_ops *skops)
 {
-    if (skops->op == BPF_SOCK_OPS_TCP_CONNECT_CB || skops->op == BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB)
-        npm_set_congestion(skops);
+    __u32 op = skops->op;
+    if (op != BPF_SOCK_OPS_TCP_CONNECT_CB && op != BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB && op != BPF_SOCK_OPS_RTT_CB)
+        return 1;
+    __u32 ip6[4] = { skops->local_ip6[0], skops->local_ip6[1], skops->local_ip6[2], skops->local_ip6[3] };
+    struct npm_endpoint *ep = npm_socket_endpoint(skops->family, skops->local_ip4, ip6, npm_version());
+    if (op != BPF_SOCK_OPS_RTT_CB)
+        npm_set_congestion(skops, ep);
+    npm_pace(skops, ep);
     return 1;
 }
 

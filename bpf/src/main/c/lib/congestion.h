@@ -36,10 +36,8 @@ static __always_inline void npm_tcp_count(__u32 what)
 }
 
 /* Gives the connection its pod's congestion control, if the pod has one. */
-static __always_inline void npm_set_congestion(struct bpf_sock_ops *skops)
+static __always_inline void npm_set_congestion(struct bpf_sock_ops *skops, const struct npm_endpoint *ep)
 {
-    __u32 ip6[4] = { skops->local_ip6[0], skops->local_ip6[1], skops->local_ip6[2], skops->local_ip6[3] };
-    struct npm_endpoint *ep = npm_socket_endpoint(skops->family, skops->local_ip4, ip6, npm_version());
     if (!ep || !ep->congestion[0])
         return;
     char name[NPM_TCP_CA_NAME_MAX];

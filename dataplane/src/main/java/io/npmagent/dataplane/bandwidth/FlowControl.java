@@ -11,9 +11,15 @@ import java.util.stream.Collectors;
 public enum FlowControl {
     /** Packets only: past the horizon, any packet is dropped. */
     OFF("off"),
-    /** A TCP flow with fewer than 2 packets in flight is never dropped at the horizon (HBM's rule): no flow starves. */
+    /**
+     * A TCP flow with fewer than 2 packets in flight is never dropped at the horizon (HBM's rule): no flow starves; and where
+     * the sock_ops program is linked, a rate-limited pod's connections pace themselves to the pod's queue (no burst at a start).
+     */
     PROTECT("protect"),
-    /** That, and TCP told to slow down (a congestion notification) as the pod's queue fills, held back rather than dropped past it. */
+    /**
+     * Protection, and TCP told to slow down (a congestion notification) as the pod's queue fills, held back rather than dropped
+     * past it; no pacing (the two together starve low rates: measured).
+     */
     BACK_PRESSURE("back-pressure");
 
     private final String label;

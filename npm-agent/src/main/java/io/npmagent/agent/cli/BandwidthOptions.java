@@ -33,7 +33,8 @@ final class BandwidthOptions {
     boolean bigTcp;
 
     @Option(names = "--edt-flow-control", paramLabel = "MODE", converter = FlowControlText.class,
-            description = "Egress: off (packets only), protect (a TCP flow with fewer than 2 packets in flight is never dropped) or "
+            description = "Egress: off (packets only), protect (a TCP flow with fewer than 2 packets in flight is never dropped, and with "
+                    + "--cgroup-root pods' TCP connections pace themselves to the pod's queue) or "
                     + "back-pressure (that, and TCP told to slow down and held back at the socket; needs --cgroup-root; "
                     + "pair it with a short horizon, e.g. 200ms, and an ECN threshold of 20ms) (default: protect).")
     FlowControl flowControl = BandwidthSettings.DEFAULTS.flowControl();

@@ -63,12 +63,14 @@ public final class BandwidthMain implements Callable<Integer> {
     int bulkFlows;
 
     @Option(names = "--start", paramLabel = "RATE,...", split = ",", defaultValue = "10M,50M,100M,1G",
-            description = "Limits of the start test: a flow's first seconds, packets only (1 s horizon) against back-pressure "
+            description = "Limits of the start test: a flow's first seconds, packets only (1 s horizon) against the default (protect: paced) and back-pressure "
                     + "(200ms horizon, ECN 20ms, or --edt-horizon and --ecn-threshold) (default: ${DEFAULT-VALUE}).")
     List<String> start;
 
     /** The start test's baseline: the shaper as it was before flow control (packets only, 1 s horizon, ECN marks from 100 ms). */
     static final List<String> PACKETS_ONLY = List.of("--edt-flow-control", "off", "--edt-horizon", "1s", "--ecn-threshold", "100ms");
+    /** The agent's default: protection and pacing at the socket, the same horizon and ECN threshold. */
+    static final List<String> PROTECT = List.of("--edt-flow-control", "protect", "--edt-horizon", "1s", "--ecn-threshold", "100ms");
     /** The start test's candidate, unless --edt-horizon or --ecn-threshold say otherwise: back-pressure with a short horizon. */
     static final String BACK_PRESSURE_HORIZON = "200ms";
     static final String BACK_PRESSURE_ECN = "20ms";
@@ -154,6 +156,7 @@ public final class BandwidthMain implements Callable<Integer> {
             List<String> backPressure = List.of("--edt-flow-control", "back-pressure", "--edt-horizon", h, "--ecn-threshold", ecn);
             for (String r : start) {
                 startPoints.add(starts.measure(r, bits(r), "packets only (off, 1s)", sandbox, PACKETS_ONLY));
+                startPoints.add(starts.measure(r, bits(r), "paced (protect, 1s)", sandbox, PROTECT));
                 startPoints.add(starts.measure(r, bits(r), "back-pressure (" + h + ", ECN " + ecn + ")", sandbox, backPressure));
             }
         }
