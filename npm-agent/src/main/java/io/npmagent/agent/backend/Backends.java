@@ -49,10 +49,22 @@ public final class Backends {
             return of(netns, bpffs, null);
         }
 
-        /** @param cgroupRoot the cgroup2 directory holding the pods' processes, for their congestion controls; null: none */
+        /**
+         * @param cgroupRoot the cgroup2 directory holding the pods' processes, for their congestion controls and pacing; null:
+         *     none. A hybrid node's cgroup v1 root (the DaemonSet's host /sys/fs/cgroup) means the cgroup2 mount under it.
+         */
         public static Placement of(String netns, Path bpffs, Path cgroupRoot) {
             return new Placement(netns == null ? ProcessRunner.host() : ProcessRunner.inNamespace(netns), netns,
-                    bpffs == null ? Capabilities.DEFAULT_BPFFS : bpffs, cgroupRoot);
+                    bpffs == null ? Capabilities.DEFAULT_BPFFS : bpffs, cgroupRoot == null ? null : cgroup2(cgroupRoot));
+        }
+
+        /**
+         * {@code dir}, or its {@code unified} where {@code dir} is no cgroup2 directory and that is: on a hybrid node (cgroup v1
+         * with cgroup2 at /sys/fs/cgroup/unified) the same DaemonSet mount works as on a cgroup2 node.
+         */
+        static Path cgroup2(Path dir) {
+            Path unified = dir.resolve("unified");
+            return !Files.exists(dir.resolve("cgroup.controllers")) && Files.exists(unified.resolve("cgroup.controllers")) ? unified : dir;
         }
 
         public Path pinDir() {

@@ -177,7 +177,8 @@ final class RunCommand implements Callable<Integer> {
 
     /** Where the backends work: the namespace and bpffs given, else the configuration's bpffs. */
     private Backends.Placement placement(AgentConfig config) {
-        return Backends.Placement.of(options.netns, given("--bpffs") ? options.bpffs : config.bpffs(), options.cgroupRoot);
+        return Backends.Placement.of(options.netns, given("--bpffs") ? options.bpffs : config.bpffs(),
+                given("--cgroup-root") ? options.cgroupRoot : config.cgroupRoot());
     }
 
     private int usage(String message) {

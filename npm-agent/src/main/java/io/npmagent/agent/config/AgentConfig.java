@@ -31,7 +31,8 @@ import java.util.TreeMap;
  * {@code ListeningAddress}, {@code LogLevel}, {@code Toggles.*}. Ours: {@code NetPolAdaptiveBatching}
  * (see {@link QueueConfig}), {@code DebugListeningPort} and
  * {@code DebugListeningAddress} (the debug endpoints; localhost unless set), {@code Backend},
- * {@code BpffsPath}, {@code EdtHorizonInMilliseconds}, {@code EcnThresholdInMilliseconds},
+ * {@code BpffsPath}, {@code CgroupRoot} (the cgroup2 directory holding the pods' processes, "" for none; a directory whose
+ * {@code unified} is the cgroup2 mount of a hybrid node means that), {@code EdtHorizonInMilliseconds}, {@code EcnThresholdInMilliseconds},
  * {@code IngressBurstInMilliseconds}, {@code Bbr}, {@code EdtFlowControl}, {@code BigTcp}, {@code ReconcilePeriodInSeconds}. Keys NPM has that
  * we do not use ({@code MaxBatchedACLsPerPod}, {@code ApplyIntervalInMilliseconds}, ...) are reported
  * as ignored, never errors, so NPM's own ConfigMap loads.
@@ -47,11 +48,12 @@ public record AgentConfig(
         Map<String, Boolean> toggles,
         String backend,
         Path bpffs,
+        Path cgroupRoot,
         BandwidthSettings bandwidth,
         Duration reconcilePeriod) {
 
     public static final AgentConfig DEFAULTS = new AgentConfig(QueueConfig.DEFAULTS, Duration.ofMinutes(15), 10091, "0.0.0.0", 10092, "127.0.0.1", "info",
-            Map.of(), "auto", Capabilities.DEFAULT_BPFFS, BandwidthSettings.DEFAULTS, Duration.ofSeconds(10));
+            Map.of(), "auto", Capabilities.DEFAULT_BPFFS, null, BandwidthSettings.DEFAULTS, Duration.ofSeconds(10));
 
     static final Set<String> LOG_LEVELS = Set.of("debug", "info", "warning", "error");
     private static final Set<String> QUEUE_KEYS = Set.of("NetPolInBackground", "NetPolAdaptiveBatching", "MaxPendingNetPols",
@@ -133,7 +135,7 @@ public record AgentConfig(
         if (!problems.isEmpty()) {
             throw new Rejected(problems);
         }
-        return new Loaded(new AgentConfig(queueConfig, s.resync, s.port, s.address, s.debugPort, s.debugAddress, s.logLevel, toggles, s.backend, s.bpffs, bandwidth,
+        return new Loaded(new AgentConfig(queueConfig, s.resync, s.port, s.address, s.debugPort, s.debugAddress, s.logLevel, toggles, s.backend, s.bpffs, s.cgroupRoot, bandwidth,
                 s.reconcile), List.copyOf(ignored));
     }
 
@@ -169,6 +171,7 @@ public record AgentConfig(
         String logLevel = DEFAULTS.logLevel;
         String backend = DEFAULTS.backend;
         Path bpffs = DEFAULTS.bpffs;
+        Path cgroupRoot = DEFAULTS.cgroupRoot;
         Duration horizon = DEFAULTS.bandwidth.horizon();
         Duration ecn = DEFAULTS.bandwidth.ecnThreshold();
         Duration burst = DEFAULTS.bandwidth.ingressBurst();
@@ -221,6 +224,17 @@ public record AgentConfig(
                         bpffs = Path.of(p);
                     } else {
                         problems.add(key + ": an absolute path, not " + text(v));
+                    }
+                }
+                case "CgroupRoot" -> {
+                    boolean none = v.isJsonPrimitive() && v.getAsJsonPrimitive().isString() && v.getAsString().isEmpty();
+                    String p = none ? "" : string(key, v, cgroupRoot == null ? "" : cgroupRoot.toString());
+                    if (p.isEmpty()) {
+                        cgroupRoot = null;
+                    } else if (p.startsWith("/")) {
+                        cgroupRoot = Path.of(p);
+                    } else {
+                        problems.add(key + ": an absolute path or \"\" (none), not " + text(v));
                     }
                 }
                 case "EdtHorizonInMilliseconds" -> horizon = Duration.ofMillis(number(key, v, 1, 10_000, horizon.toMillis()));
@@ -289,7 +303,7 @@ public record AgentConfig(
     /** This configuration with the keys that change at run time ({@link ConfigReload}) taken from {@code next}. */
     public AgentConfig withRunTimeKeysOf(AgentConfig next) {
         return new AgentConfig(next.queue, resyncPeriod, listeningPort, listeningAddress, debugListeningPort, debugListeningAddress,
-                next.logLevel, toggles, backend, bpffs, bandwidth, reconcilePeriod);
+                next.logLevel, toggles, backend, bpffs, cgroupRoot, bandwidth, reconcilePeriod);
     }
 
     /** Each setting and its value, by the file's key names: what a reload compares. */
@@ -308,6 +322,7 @@ public record AgentConfig(
         toggles.forEach((k, v) -> m.put("Toggles." + k, v));
         m.put("Backend", backend);
         m.put("BpffsPath", bpffs.toString());
+        m.put("CgroupRoot", cgroupRoot == null ? "" : cgroupRoot.toString());
         m.put("EdtHorizonInMilliseconds", bandwidth.horizon().toMillis());
         m.put("EcnThresholdInMilliseconds", bandwidth.ecnThreshold().toMillis());
         m.put("IngressBurstInMilliseconds", bandwidth.ingressBurst().toMillis());

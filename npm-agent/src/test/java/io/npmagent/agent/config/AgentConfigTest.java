@@ -51,6 +51,7 @@ class AgentConfigTest {
                 EdtHorizonInMilliseconds: 500
                 ReconcilePeriodInSeconds: 30
                 BigTcp: true
+                CgroupRoot: /host/sys/fs/cgroup
                 """).config();
         assertThat(c.queue().interval()).isEqualTo(Duration.ofMillis(250));
         assertThat(c.queue().maxPendingNetPols()).isEqualTo(AgentConfig.DEFAULTS.queue().maxPendingNetPols());
@@ -61,6 +62,9 @@ class AgentConfigTest {
         assertThat(c.bandwidth().bigTcp()).isTrue();
         assertThat(AgentConfig.DEFAULTS.bandwidth().bigTcp()).as("opt-in").isFalse();
         assertThat(c.bpffs()).isEqualTo(Path.of("/sys/fs/bpf"));
+        assertThat(c.cgroupRoot()).isEqualTo(Path.of("/host/sys/fs/cgroup"));
+        assertThat(AgentConfig.DEFAULTS.cgroupRoot()).as("none unless given").isNull();
+        assertThat(AgentConfig.parse("CgroupRoot: ''").config().cgroupRoot()).as("\"\": none").isNull();
         assertThat(AgentConfig.parse("").config()).isEqualTo(AgentConfig.DEFAULTS);
     }
 
@@ -69,7 +73,7 @@ class AgentConfigTest {
         assertThatThrownBy(() -> AgentConfig.parse("""
                 {"ListeningPort": "abc", "LogLevel": "loud", "Backend": "ebpf", "MaxPendingNetPols": 0,
                  "Toggles": {"NetPolInBackground": "yes"}, "BpffsPath": "relative/dir", "ResyncPeriodInMinutes": 1.5,
-                 "BigTcp": "on"}
+                 "BigTcp": "on", "CgroupRoot": "sys/fs/cgroup"}
                 """))
                 .isInstanceOfSatisfying(AgentConfig.Rejected.class, e -> assertThat(e.problems()).satisfiesExactlyInAnyOrder(
                         p -> assertThat(p).startsWith("ListeningPort: expected a number").contains("\"abc\""),
@@ -79,6 +83,7 @@ class AgentConfigTest {
                         p -> assertThat(p).startsWith("BpffsPath: an absolute path"),
                         p -> assertThat(p).startsWith("ResyncPeriodInMinutes: a whole number"),
                         p -> assertThat(p).startsWith("BigTcp: expected true or false").contains("\"on\""),
+                        p -> assertThat(p).startsWith("CgroupRoot: an absolute path").contains("\"sys/fs/cgroup\""),
                         p -> assertThat(p).startsWith("MaxPendingNetPols")));
     }
 

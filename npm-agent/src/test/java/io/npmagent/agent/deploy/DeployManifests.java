@@ -42,6 +42,8 @@ public final class DeployManifests {
     public static final String DASHBOARD = "grafana/dashboard.json";
     /** The Kubernetes manifests {@code kubectl apply -f npm-agent/deploy/} applies. */
     public static final List<String> CORE_MANIFESTS = List.of(RBAC, CONFIGMAP, DAEMONSET);
+    /** Where the DaemonSet mounts the node's /sys/fs/cgroup, and the ConfigMap's CgroupRoot. */
+    public static final String CGROUP_MOUNT = "/host/sys/fs/cgroup";
 
     private DeployManifests() {}
 

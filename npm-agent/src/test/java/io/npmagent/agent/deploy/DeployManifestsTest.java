@@ -160,8 +160,12 @@ class DeployManifestsTest {
         String file = DeployManifests.configFile();
         AgentConfig.Loaded loaded = AgentConfig.parse(file);
         assertThat(loaded.ignored()).as("keys the agent would ignore").isEmpty();
-        assertThat(loaded.config().byKey()).isEqualTo(AgentConfig.DEFAULTS.byKey());
-        assertThat(loaded.config()).isEqualTo(AgentConfig.DEFAULTS);
+        // One deliberate difference: CgroupRoot is the DaemonSet's mount of the node's cgroups (an agent run by hand links
+        // no cgroup unless told).
+        assertThat(loaded.config().cgroupRoot()).isEqualTo(Path.of(DeployManifests.CGROUP_MOUNT));
+        Map<String, Object> byKey = new java.util.LinkedHashMap<>(loaded.config().byKey());
+        byKey.put("CgroupRoot", "");
+        assertThat(byKey).isEqualTo(AgentConfig.DEFAULTS.byKey());
 
         // JSON proper (the key says .json), and no key left out: Toggles.NetPolInBackground is NPM's place
         // for NetPolInBackground.
@@ -223,7 +227,7 @@ class DeployManifestsTest {
     }
 
     @Test
-    void theHostPathsAreTheBpffsAndTheXtablesLockAndEveryVolumeIsMounted() throws Exception {
+    void theHostPathsAreTheBpffsTheXtablesLockAndTheCgroupsAndEveryVolumeIsMounted() throws Exception {
         V1DaemonSet ds = DeployManifests.daemonSet();
         V1Container agent = DeployManifests.agentContainer();
         AgentConfig config = AgentConfig.parse(DeployManifests.configFile()).config();
@@ -239,8 +243,14 @@ class DeployManifestsTest {
         assertThat(lock.getHostPath().getType()).isEqualTo("FileOrCreate");
         assertThat(mountOf(agent, lock.getName()).getMountPath()).isEqualTo("/run/xtables.lock");
 
+        V1Volume cgroups = volumeWith(ds, v -> v.getHostPath() != null && v.getHostPath().getPath().equals("/sys/fs/cgroup"));
+        assertThat(cgroups.getHostPath().getType()).isEqualTo("Directory");
+        V1VolumeMount cgroupsMount = mountOf(agent, cgroups.getName());
+        assertThat(Path.of(cgroupsMount.getMountPath())).as("CgroupRoot is where the node's cgroups are").isEqualTo(config.cgroupRoot());
+        assertThat(cgroupsMount.getReadOnly()).as("linking a program needs only a descriptor of the directory").isTrue();
+
         List<V1Volume> volumes = ds.getSpec().getTemplate().getSpec().getVolumes();
-        assertThat(volumes.stream().filter(v -> v.getHostPath() != null)).as("no other host paths").hasSize(2);
+        assertThat(volumes.stream().filter(v -> v.getHostPath() != null)).as("no other host paths").hasSize(3);
         assertThat(agent.getVolumeMounts()).extracting(V1VolumeMount::getName).doesNotHaveDuplicates()
                 .containsExactlyInAnyOrderElementsOf(volumes.stream().map(V1Volume::getName).toList());
         // The root filesystem is read-only; the JVM needs a writable /tmp (jffi unpacks its stub there).
