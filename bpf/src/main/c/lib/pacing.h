@@ -67,11 +67,15 @@ static __always_inline __u32 npm_pacing_cap(const struct npm_bw_config *cfg, con
 }
 
 /* Gives the connection the cap if it moved by more than a sixteenth from the one it has; a capped
- * connection asks again every RTT sample, so the cap follows the pod's queue and its limit. */
+ * connection asks again every RTT sample, so the cap follows the pod's queue and its limit. A connection
+ * opened uncapped is left alone: whatever pacing its application chose is its own, and the node's
+ * sockets (the program sits at the node's cgroup2 root) cost no socket option call. */
 static __always_inline void npm_pace(struct bpf_sock_ops *skops, const struct npm_endpoint *ep)
 {
     __u32 zero = 0;
     __u32 want = npm_pacing_cap(bpf_map_lookup_elem(&npm_bw_config, &zero), ep);
+    if (want == NPM_UNPACED && skops->op != BPF_SOCK_OPS_RTT_CB)
+        return;
     __u32 has = NPM_UNPACED;
     if (bpf_getsockopt(skops, NPM_SOL_SOCKET, NPM_SO_MAX_PACING_RATE, &has, sizeof(has)) != 0)
         return;

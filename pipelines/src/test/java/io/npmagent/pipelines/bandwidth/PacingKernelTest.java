@@ -58,7 +58,7 @@ class PacingKernelTest {
 
     @Test
     void theCapFollowsThePodsLimitOnAnOpenConnection() throws Exception {
-        KernelTestSupport.require("python3", "setsid", "iperf3");
+        KernelTestSupport.require("python3", "setsid");
         Path script = dir.resolve("pacingprobe.py");
         try (InputStream in = getClass().getResourceAsStream("pacingprobe.py")) {
             Files.copy(in, script, StandardCopyOption.REPLACE_EXISTING);
