@@ -28,15 +28,20 @@ final class ConntrackReplies {
 
     private final Map<Flow, List<Instant>> replies;
     private final Instant first;
+    private final Instant last;
+    private final String endedEarly;
 
-    private ConntrackReplies(Map<Flow, List<Instant>> replies, Instant first) {
+    private ConntrackReplies(Map<Flow, List<Instant>> replies, Instant first, Instant last, String endedEarly) {
         this.replies = replies;
         this.first = first;
+        this.last = last;
+        this.endedEarly = endedEarly;
     }
 
     static ConntrackReplies parse(List<String> lines) {
         Map<Flow, List<Instant>> replies = new HashMap<>();
         Instant first = null;
+        Instant last = null;
         for (String line : lines) {
             Matcher m = EVENT.matcher(line);
             if (!m.find()) {
@@ -45,6 +50,7 @@ final class ConntrackReplies {
             String fraction = (m.group(2) + "000000000").substring(0, 9);
             Instant at = Instant.ofEpochSecond(Long.parseLong(m.group(1)), Long.parseLong(fraction));
             first = first == null || at.isBefore(first) ? at : first;
+            last = last == null || at.isAfter(last) ? at : last;
             String protocol = m.group(3);
             String state = m.group(4);
             if (protocol.equals("tcp") && !"SYN_RECV".equals(state) && !"ESTABLISHED".equals(state)) {
@@ -53,12 +59,30 @@ final class ConntrackReplies {
             replies.computeIfAbsent(new Flow(protocol, m.group(5), m.group(6), Integer.parseInt(m.group(7))), k -> new ArrayList<>())
                     .add(at);
         }
-        return new ConntrackReplies(replies, first);
+        return new ConntrackReplies(replies, first, last, null);
+    }
+
+    /**
+     * The same capture, known to have ended before the run did (WHY: how it ended, in its own words): after its
+     * last event it says nothing, so a try that ends later has no evidence rather than "no reply".
+     */
+    ConntrackReplies endedEarly(String why) {
+        return new ConntrackReplies(replies, first, last, why);
+    }
+
+    /** How the capture ended before the run did, or null when it ran to the run's end. */
+    String ended() {
+        return endedEarly;
     }
 
     /** When the capture's first event came, or null when it has none: before it, the capture says nothing. */
     Instant first() {
         return first;
+    }
+
+    /** Whether the capture covers FROM to TO: it began before FROM and, if it ended early, its last event is after TO. */
+    boolean covers(Instant from, Instant to) {
+        return first != null && !from.isBefore(first) && (endedEarly == null || !to.isAfter(last));
     }
 
     /** Whether a reply of FLOW passed between FROM and TO (both inclusive). */

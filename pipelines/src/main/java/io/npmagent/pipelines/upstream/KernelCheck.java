@@ -15,7 +15,7 @@ import java.util.Map;
  */
 final class KernelCheck {
     /** How many probe results had evidence, how many agreed with the kernel, and each that did not (bounded). */
-    record Summary(int checked, int agree, int disagree, List<String> disagreements) {}
+    record Summary(int checked, int agree, int disagree, List<String> disagreements, String captureEnded) {}
 
     /** The log's times are to the second: a try's window ends a second after its end. */
     private static final Duration SLACK = Duration.ofSeconds(1);
@@ -63,15 +63,18 @@ final class KernelCheck {
             disagreements = new ArrayList<>(disagreements.subList(0, LISTED));
             disagreements.add("... and " + (disagree - LISTED) + " more");
         }
-        Summary summary = replies == null ? null : new Summary(checked, agree, disagree, List.copyOf(disagreements));
+        Summary summary = replies == null ? null : new Summary(checked, agree, disagree, List.copyOf(disagreements), replies.ended());
         return new KernelCheck(summary, wrong);
     }
 
-    /** Null when there is no evidence: an address the log does not list, a try with no time, or one before the capture began. */
+    /**
+     * Null when there is no evidence: an address the log does not list, a try with no time, or one the capture does
+     * not cover (before it began, or after its last event when it ended before the run).
+     */
     private static Boolean replied(CyclonusRounds rounds, ConntrackReplies replies, CyclonusRounds.Round round, CyclonusRounds.Cell cell) {
         String from = rounds.addresses().get(cell.from());
         String to = rounds.addresses().get(cell.to());
-        if (from == null || to == null || round.start() == null || replies.first() == null || round.start().isBefore(replies.first())) {
+        if (from == null || to == null || round.start() == null) {
             return null;
         }
         String[] port = cell.port().split("/", 2);
@@ -79,6 +82,9 @@ final class KernelCheck {
             return null;
         }
         Instant end = round.end() == null ? round.start().plus(LAST) : round.end().plus(SLACK);
+        if (!replies.covers(round.start(), end)) {
+            return null;
+        }
         return replies.replied(new ConntrackReplies.Flow(port[0].toLowerCase(), from, to, Integer.parseInt(port[1])), round.start(), end);
     }
 
@@ -96,7 +102,7 @@ final class KernelCheck {
 
     private static String evidence(Boolean replied) {
         if (replied == null) {
-            return "no evidence on the node (a pod the log lists no address for, or a try before the capture)";
+            return "no evidence on the node (a pod the log lists no address for, or a try the capture does not cover)";
         }
         return replied ? "the node saw the destination reply" : "the node saw no reply";
     }

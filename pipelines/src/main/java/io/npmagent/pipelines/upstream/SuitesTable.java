@@ -16,6 +16,10 @@ final class SuitesTable {
             if (r.kernel() != null) {
                 sb.append(String.format("KERNEL  %s [%s] %d probe results held against the node's conntrack: %d agree, %d disagree%n",
                         r.suite(), r.backend(), r.kernel().checked(), r.kernel().agree(), r.kernel().disagree()));
+                if (r.kernel().captureEnded() != null) {
+                    sb.append("        the capture ended before the run did (").append(oneLine(r.kernel().captureEnded()))
+                            .append("): tries after its last event have no evidence\n");
+                }
                 r.kernel().disagreements().forEach(d -> sb.append("        ").append(d).append('\n'));
             }
         }

@@ -90,9 +90,16 @@ public final class UpstreamSuitesMain implements Callable<Integer> {
         };
     }
 
-    /** The log's probe rounds against CAPTURE, the node's conntrack replies during the run (absent: no kernel evidence). */
+    /**
+     * The log's probe rounds against CAPTURE, the node's conntrack replies during the run (absent: no kernel evidence).
+     * CAPTURE.ended, written by the script when the capture exited before the run did, says how it ended.
+     */
     static KernelCheck kernelCheck(List<String> lines, Path capture) throws IOException {
         ConntrackReplies replies = Files.exists(capture) ? ConntrackReplies.parse(Files.readAllLines(capture, StandardCharsets.UTF_8)) : null;
+        Path ended = capture.resolveSibling(capture.getFileName() + ".ended");
+        if (replies != null && Files.exists(ended)) {
+            replies = replies.endedEarly(Files.readString(ended, StandardCharsets.UTF_8).strip());
+        }
         return KernelCheck.of(CyclonusRounds.parse(lines), replies);
     }
 

@@ -178,6 +178,28 @@ class KernelCheckTest {
     }
 
     @Test
+    void aCaptureThatEndedBeforeTheRunIsNoEvidenceAfterItsLastEventAndTheReportSaysSo() throws Exception {
+        Files.writeString(dir.resolve("cyclonus-nft.log"), LOG);
+        Files.writeString(dir.resolve("cyclonus-nft.conntrack"), String.join("\n", capture()) + "\n");
+        Files.writeString(dir.resolve("cyclonus-nft.conntrack.ended"), "conntrack exited by itself with status 1\nconntrack v1.4.7: boom\n");
+        Files.writeString(dir.resolve("cyclonus-nft.junit.xml"), """
+                <testsuite tests="1" failures="0" time="" name="cyclonus">
+                    <testcase classname="" name="deny z to x/a on 81" time=""></testcase>
+                </testsuite>
+                """);
+
+        SuiteRun run = UpstreamSuitesMain.read(dir, "cyclonus", "nft");
+
+        // The last event is 3 s into try 2, whose window runs to the next case: try 1 is covered, try 2 is not.
+        assertThat(run.kernel().checked()).isEqualTo(8);
+        assertThat(run.kernel().disagree()).isEqualTo(1);
+        assertThat(run.kernel().captureEnded()).isEqualTo("conntrack exited by itself with status 1\nconntrack v1.4.7: boom");
+        assertThat(SuitesTable.text(List.of(run))).contains(
+                "the capture ended before the run did (conntrack exited by itself with status 1 | conntrack v1.4.7: boom): "
+                        + "tries after its last event have no evidence");
+    }
+
+    @Test
     void aCaptureReadFromAFileKeepsSubSecondTimes() throws IOException {
         Path file = dir.resolve("c");
         Files.writeString(file, "[1796190234.668240]\t [UPDATE] udp      17 30 src=10.244.0.7 dst=10.96.0.10 sport=60088 dport=53 "
