@@ -15,6 +15,7 @@ import io.npmagent.dataplane.batch.RetryPolicy;
 import io.npmagent.dataplane.bandwidth.BandwidthAnnotations;
 import io.npmagent.dataplane.bandwidth.BandwidthSettings;
 import io.npmagent.dataplane.bandwidth.FlowControl;
+import io.npmagent.dataplane.kernel.Measures;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.LabelSelector;
@@ -50,6 +51,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Every test has a pod of its own: the shapers keep state per pod.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Measures
 class BandwidthProgramKernelTest {
     private static final int PASS = -1;
     private static final int DROP = 2;

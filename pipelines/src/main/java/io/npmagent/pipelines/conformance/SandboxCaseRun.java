@@ -69,7 +69,7 @@ final class SandboxCaseRun implements AutoCloseable {
         this.dir = Files.createTempDirectory("npm-conformance-");
         writeModel();
         write(dir.resolve(KubeDns.FILE), KubeDns.manifests());
-        // Generous waits: four backends bring up four clusters at once on a small machine.
+        // Generous waits: two backends bring up two clusters at once on a small machine.
         CliRun up = CliRun.of("sandbox", "up", "--name", sandbox, "--manifests", dir.toString(), "--backend", backend,
                 "--kube-proxy-mode", kubeProxyMode, "--wait-seconds", "180");
         this.upError = up.exitCode() == 0 ? null : "sandbox up failed: " + up.err().strip();

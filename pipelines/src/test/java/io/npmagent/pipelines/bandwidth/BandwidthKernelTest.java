@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.npmagent.agent.sandbox.Convergence;
 import io.npmagent.agent.sandbox.Sandbox;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
+import io.npmagent.dataplane.kernel.Measures;
 import io.npmagent.pipelines.bench.BenchSandbox;
 import io.npmagent.pipelines.bench.Iperf;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * receives within 5%; then with no annotation the same path carries far more. What iperf3 measures is
  * what arrived at the server.
  */
+@Measures
 class BandwidthKernelTest {
     private static final int SECONDS = 8;
 

@@ -6,6 +6,7 @@ import io.npmagent.agent.sandbox.Sandbox;
 import io.npmagent.bpf.libbpf.NetnsThread;
 import io.npmagent.bpf.libbpf.Rtnetlink;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
+import io.npmagent.dataplane.kernel.Measures;
 import io.npmagent.pipelines.bench.BenchSandbox;
 import io.npmagent.pipelines.bench.Iperf;
 import java.nio.file.Path;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * refuses larger packets), and the client's egress limit of 50M holds within 5%, as in
  * {@link BandwidthKernelTest} without BIG TCP (at 1G, where TCP builds the large packets, pipelines/datapath --big-tcp).
  */
+@Measures
 class BigTcpKernelTest {
     @TempDir
     Path dir;

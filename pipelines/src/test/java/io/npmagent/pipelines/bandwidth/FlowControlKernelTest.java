@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.dataplane.exec.CommandResult;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
+import io.npmagent.dataplane.kernel.Measures;
 import io.npmagent.pipelines.bench.BenchSandbox;
 import io.npmagent.pipelines.bench.Iperf;
 import java.io.IOException;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  *       less than the same flow under the packets-only shaper.</li>
  * </ul>
  */
+@Measures
 class FlowControlKernelTest {
     private static final String LIMIT = "10M";
 

@@ -6,6 +6,7 @@ import io.npmagent.agent.sandbox.Convergence;
 import io.npmagent.agent.sandbox.Sandbox;
 import io.npmagent.dataplane.exec.CommandResult;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
+import io.npmagent.dataplane.kernel.Measures;
 import io.npmagent.pipelines.bench.BenchSandbox;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  *       gone; limited again to 10M it is back, at most four times 10M.</li>
  * </ul>
  */
+@Measures
 class PacingKernelTest {
     private static final int SINK_PORT = 9100;
     private static final long UNPACED = 0xffffffffL;
