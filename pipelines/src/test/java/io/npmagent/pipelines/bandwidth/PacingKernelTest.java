@@ -8,10 +8,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Pacing at the socket (bpf lib/pacing.h), the default flow control ({@code protect}), with real
- * sockets in a sandbox on the eBPF backend, the issue's bar: a 50M pod's CUBIC flow from its start averages within 5% of 50 Mbit/s over its
- * first 5 s, with fewer retransmissions than the packets-only shaper (flow control {@code off}) at
- * the same rate, which runs over the limit in the same window. (The cap on an open connection:
- * {@link PacingCapKernelTest}.)
+ * sockets in a sandbox on the eBPF backend, the issue's bar: a 50M pod's CUBIC flow from its start
+ * averages within 5% of 50 Mbit/s over its first 5 s, with fewer retransmissions than the packets-only
+ * shaper (flow control {@code off}) at the same rate, which runs over the limit in the same window.
+ * (The cap on an open connection: {@link PacingCapKernelTest}.)
  */
 @Measures
 class PacingKernelTest {
