@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
 /** {@code --edt-horizon}, {@code --ecn-threshold}, {@code --ingress-burst}, {@code --bbr}, {@code --edt-flow-control}, {@code --big-tcp}: how the eBPF backend holds pods to their rates. */
-final class BandwidthOptions {
+public final class BandwidthOptions {
     @Option(names = "--edt-horizon", paramLabel = "TIME", converter = DurationText.class,
             description = "Egress: a packet that would depart this far ahead is dropped (default: 1s).")
     Duration horizon = BandwidthSettings.DEFAULTS.horizon();
@@ -39,7 +39,7 @@ final class BandwidthOptions {
                     + "pair it with a short horizon, e.g. 200ms, and an ECN threshold of 20ms) (default: protect).")
     FlowControl flowControl = BandwidthSettings.DEFAULTS.flowControl();
 
-    BandwidthSettings settings() {
+    public BandwidthSettings settings() {
         return new BandwidthSettings(horizon, ecnThreshold, ingressBurst, bbr, flowControl, bigTcp);
     }
 

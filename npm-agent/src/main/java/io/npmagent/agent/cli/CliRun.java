@@ -6,14 +6,19 @@ import picocli.CommandLine;
 
 /**
  * One run of the CLI inside this process, with what it printed: what a shell would get, without a new
- * JVM. The conformance pipeline drives the sandbox through it, and tests the commands.
+ * JVM. Tests run the commands with it; the harness runs its own command line (the agent's plus
+ * {@code sandbox}) through {@link #of(CommandLine, String...)}.
  */
 public record CliRun(int exitCode, String out, String err) {
 
     public static CliRun of(String... args) {
+        return of(Main.commandLine(), args);
+    }
+
+    /** A run of {@code cli}, a command line built on {@link Main#commandLine()}. */
+    public static CliRun of(CommandLine cli, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cli = Main.commandLine();
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         int code = cli.execute(args);

@@ -11,8 +11,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Kubernetes node agent enforcing NetworkPolicy.",
-        subcommands = {CompileCommand.class, ExplainCommand.class, ApplyCommand.class, RunCommand.class, SandboxCommand.class,
-            UninstallCommand.class,
+        subcommands = {CompileCommand.class, ExplainCommand.class, ApplyCommand.class, RunCommand.class, UninstallCommand.class,
             CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -20,8 +19,7 @@ import picocli.CommandLine.Spec;
             "1:the input has problems (compile and apply still do everything else)",
             "2:usage error",
             "3:explain: the connection is denied",
-            "4:apply, uninstall: the kernel refused; sandbox up: it could not be brought up",
-            "5:sandbox probe: the sandbox did not apply its manifests in time"
+            "4:apply, uninstall: the kernel refused"
         })
 public final class Main implements Runnable {
     @Spec
@@ -42,7 +40,7 @@ public final class Main implements Runnable {
     }
 
     /** The version the jar's manifest records (Maven writes it), or "development" when run from classes. */
-    static final class Version implements CommandLine.IVersionProvider {
+    public static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
             String v = Main.class.getPackage().getImplementationVersion();

@@ -37,4 +37,13 @@ class MainTest {
         assertThat(run.exitCode()).isEqualTo(2);
         assertThat(run.err()).contains("Missing required option: '--manifests=DIR'");
     }
+
+    /** The sandbox is the harness's (pipelines/harness): the agent's own command line, which its image runs, has none. */
+    @Test
+    void theAgentHasNoSandboxCommand() {
+        CliRun run = CliRun.of("sandbox", "up", "--manifests", "/nonexistent");
+
+        assertThat(run.exitCode()).isEqualTo(2);
+        assertThat(run.err()).contains("Unmatched argument");
+    }
 }

@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.kubernetes.client.openapi.ApiClient;
 import io.npmagent.agent.source.k8s.KubeClients;
+import io.npmagent.harness.controlplane.AgentIdentity;
+import io.npmagent.harness.controlplane.ControlPlane;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -47,11 +47,12 @@ public final class DeployManifests {
 
     private DeployManifests() {}
 
-    /** {@code npm-agent/deploy}, from the module's directory (where Maven runs tests) or the repository's. */
+    /** {@code npm-agent/deploy}, from a module's directory (where Maven runs tests, at any depth) or the repository's. */
     public static Path dir() {
-        for (Path candidate : List.of(Path.of("deploy"), Path.of("npm-agent", "deploy"), Path.of("..", "npm-agent", "deploy"))) {
+        for (Path at = Path.of("").toAbsolutePath(); at != null; at = at.getParent()) {
+            Path candidate = at.resolve("npm-agent").resolve("deploy");
             if (Files.isRegularFile(candidate.resolve(DAEMONSET))) {
-                return candidate.toAbsolutePath().normalize();
+                return candidate.normalize();
             }
         }
         throw new IllegalStateException("npm-agent/deploy not found from " + Path.of("").toAbsolutePath());

@@ -21,7 +21,7 @@ import io.npmagent.agent.backend.Backends;
 import io.npmagent.agent.source.k8s.KubeObjects;
 import io.npmagent.agent.source.k8s.KubeSource;
 import io.npmagent.agent.source.k8s.ServerDigest;
-import io.npmagent.agent.cluster.ControlPlane;
+import io.npmagent.harness.controlplane.ControlPlane;
 import io.npmagent.agent.cluster.TestCluster;
 import io.npmagent.dataplane.backend.FakeBackend;
 import io.npmagent.dataplane.batch.QueueConfig;

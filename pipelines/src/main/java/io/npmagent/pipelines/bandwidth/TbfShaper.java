@@ -1,6 +1,6 @@
 package io.npmagent.pipelines.bandwidth;
 
-import io.npmagent.agent.sandbox.Sandbox;
+import io.npmagent.harness.sandbox.Sandbox;
 import io.npmagent.dataplane.exec.CommandResult;
 import io.npmagent.dataplane.exec.ProcessRunner;
 import java.io.IOException;

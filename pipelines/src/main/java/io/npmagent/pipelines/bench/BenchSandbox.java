@@ -1,9 +1,10 @@
 package io.npmagent.pipelines.bench;
 
+import io.npmagent.harness.cli.HarnessMain;
 import io.npmagent.agent.cli.CliRun;
 import io.npmagent.agent.run.AgentStatus;
 import io.npmagent.agent.run.ManifestLoop;
-import io.npmagent.agent.sandbox.Sandbox;
+import io.npmagent.harness.sandbox.Sandbox;
 import io.npmagent.dataplane.exec.CommandResult;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -71,7 +72,7 @@ public final class BenchSandbox implements AutoCloseable {
             List<String> args = new ArrayList<>(List.of("sandbox", "up", "--name", name, "--manifests", manifests.toString(),
                     "--backend", backend, "--wait-seconds", "300"));
             args.addAll(List.of(upOptions));
-            CliRun up = CliRun.of(args.toArray(String[]::new));
+            CliRun up = HarnessMain.run(args.toArray(String[]::new));
             if (up.exitCode() != 0) {
                 throw new UpFailed("sandbox up: " + up.err().strip());
             }
@@ -228,7 +229,7 @@ public final class BenchSandbox implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        CliRun down = CliRun.of("sandbox", "down", "--name", name);
+        CliRun down = HarnessMain.run("sandbox", "down", "--name", name);
         if (down.exitCode() != 0) {
             System.err.println("bench: sandbox down --name " + name + " failed: " + down.err().strip());
         }

@@ -1,6 +1,6 @@
 package io.npmagent.pipelines.cluster;
 
-import io.npmagent.agent.cluster.ControlPlane;
+import io.npmagent.harness.controlplane.ControlPlane;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;

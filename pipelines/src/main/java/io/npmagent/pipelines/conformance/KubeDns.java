@@ -1,7 +1,7 @@
 package io.npmagent.pipelines.conformance;
 
-import io.npmagent.agent.cluster.KubeBinaries;
-import io.npmagent.agent.sandbox.Sandbox;
+import io.npmagent.harness.controlplane.KubeBinaries;
+import io.npmagent.harness.sandbox.Sandbox;
 import io.npmagent.dataplane.exec.ProcessRunner;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package io.npmagent.pipelines.conformance;
 
+import io.npmagent.harness.cli.HarnessMain;
 import com.google.gson.Gson;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
@@ -70,7 +71,7 @@ final class SandboxCaseRun implements AutoCloseable {
         writeModel();
         write(dir.resolve(KubeDns.FILE), KubeDns.manifests());
         // Generous waits: two backends bring up two clusters at once on a small machine.
-        CliRun up = CliRun.of("sandbox", "up", "--name", sandbox, "--manifests", dir.toString(), "--backend", backend,
+        CliRun up = HarnessMain.run("sandbox", "up", "--name", sandbox, "--manifests", dir.toString(), "--backend", backend,
                 "--kube-proxy-mode", kubeProxyMode, "--wait-seconds", "180");
         this.upError = up.exitCode() == 0 ? null : "sandbox up failed: " + up.err().strip();
         KubeDns started = null;
@@ -233,7 +234,7 @@ final class SandboxCaseRun implements AutoCloseable {
     private record Probed(Map<String, JsonObject> direct, Map<String, JsonObject> viaService, String error) {}
 
     private Probed probe() {
-        CliRun probe = CliRun.of("sandbox", "probe", "--name", sandbox, "--output", "json", "--wait-seconds", "90");
+        CliRun probe = HarnessMain.run("sandbox", "probe", "--name", sandbox, "--output", "json", "--wait-seconds", "90");
         if (probe.exitCode() != 0) {
             return new Probed(Map.of(), Map.of(), "sandbox probe failed: " + probe.err().strip());
         }
@@ -329,7 +330,7 @@ final class SandboxCaseRun implements AutoCloseable {
         if (dns != null) {
             dns.close();
         }
-        CliRun.of("sandbox", "down", "--name", sandbox);
+        HarnessMain.run("sandbox", "down", "--name", sandbox);
         try (Stream<Path> files = Files.walk(dir)) {
             for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);

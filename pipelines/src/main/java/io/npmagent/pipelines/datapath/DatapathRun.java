@@ -1,8 +1,8 @@
 package io.npmagent.pipelines.datapath;
 
-import io.npmagent.agent.sandbox.Convergence;
-import io.npmagent.agent.sandbox.Sandbox;
-import io.npmagent.agent.sandbox.ServiceTargets;
+import io.npmagent.harness.sandbox.Convergence;
+import io.npmagent.harness.sandbox.Sandbox;
+import io.npmagent.harness.sandbox.ServiceTargets;
 import io.npmagent.pipelines.bench.BenchSandbox;
 import io.npmagent.pipelines.bench.Iperf;
 import io.npmagent.pipelines.bench.TempDir;

@@ -2,8 +2,8 @@ package io.npmagent.pipelines.bandwidth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.npmagent.agent.sandbox.Convergence;
-import io.npmagent.agent.sandbox.Sandbox;
+import io.npmagent.harness.sandbox.Convergence;
+import io.npmagent.harness.sandbox.Sandbox;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
 import io.npmagent.dataplane.kernel.Measures;
 import io.npmagent.pipelines.bench.BenchSandbox;

@@ -2,7 +2,7 @@ package io.npmagent.pipelines.bandwidth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.npmagent.agent.sandbox.Sandbox;
+import io.npmagent.harness.sandbox.Sandbox;
 import io.npmagent.bpf.libbpf.NetnsThread;
 import io.npmagent.bpf.libbpf.Rtnetlink;
 import io.npmagent.dataplane.kernel.KernelTestSupport;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.npmagent.agent.cluster.KubeBinaries;
+import io.npmagent.harness.controlplane.KubeBinaries;
 import io.npmagent.dataplane.exec.ProcessRunner;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
 import java.io.IOException;

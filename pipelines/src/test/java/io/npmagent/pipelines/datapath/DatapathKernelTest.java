@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.gson.Gson;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import io.npmagent.agent.sandbox.Sandbox;
+import io.npmagent.harness.sandbox.Sandbox;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
 import java.io.IOException;
 import java.nio.file.Files;

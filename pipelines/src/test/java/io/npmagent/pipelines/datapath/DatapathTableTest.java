@@ -3,7 +3,7 @@ package io.npmagent.pipelines.datapath;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.agent.backend.Backends;
-import io.npmagent.agent.sandbox.Sandbox;
+import io.npmagent.harness.sandbox.Sandbox;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * <p>A watch from a resource version gets only the events after it, as from an API server (the mock
  * server replays every object it holds at the start of each watch). Everything else a test of the
  * agent's source needs (paging, 410 Gone, restarts, the record of its requests) comes from a real API
- * server ({@code io.npmagent.agent.cluster.TestCluster}); the mock is kept for the one fault no real
+ * server ({@code io.npmagent.harness.controlplane.TestCluster}); the mock is kept for the one fault no real
  * server produces ({@code UnparsableObjectMockServerTest}).
  */
 final class WatchBridge implements AutoCloseable {

@@ -1,0 +1,166 @@
+package io.npmagent.harness.sandbox;
+
+import io.kubernetes.client.openapi.ApiClient;
+import io.npmagent.harness.controlplane.AgentIdentity;
+import io.npmagent.harness.controlplane.ControlPlane;
+import io.npmagent.harness.controlplane.Logs;
+import io.npmagent.agent.source.k8s.ServerDigest;
+import io.npmagent.agent.source.manifest.ManifestDirectory;
+import io.npmagent.dataplane.exec.ProcessRunner;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The process {@code sandbox up} leaves running: a node of a real cluster. It starts the control plane
+ * ({@link ControlPlane}: etcd, kube-apiserver with RBAC, kube-controller-manager), registers the node,
+ * applies {@code deploy/rbac.yaml} and gets the agent its ServiceAccount token, starts the real
+ * kube-proxy in the node namespace ({@link SandboxNode}) and the agent as the DaemonSet runs it
+ * ({@code npm-agent run --kubeconfig}, informers, its own rights only, kernel commands in the node
+ * namespace). Then, every 100 ms, it keeps the API server holding the manifest directory
+ * ({@link ManifestApplier}) and plays kubelet for the node's pods ({@link Kubelet}), and writes what it
+ * has done to {@code node.json} ({@link NodeStatus}). Stops everything on SIGTERM.
+ */
+public final class SandboxDaemon {
+    private static final System.Logger LOG = System.getLogger(SandboxDaemon.class.getName());
+
+    private SandboxDaemon() {}
+
+    public static void run(Sandbox sandbox) throws IOException {
+        Sandbox.Spec spec = sandbox.spec();
+        String node = sandbox.nodeName();
+        ControlPlane cp = ControlPlane.start(sandbox.clusterDir(), SandboxNode.NODE_IPS.get(0));
+        List<Process> agent = new ArrayList<>();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            agent.forEach(p -> stop(p));
+            cp.close();
+        }, "sandbox-stop"));
+        ApiClient admin = cp.admin();
+        SandboxNode.register(admin, node);
+        AgentIdentity.applyRbac(admin);
+        Path agentKubeconfig = AgentIdentity.kubeconfig(cp);
+        SandboxNode.addresses(ProcessRunner.host(), sandbox.nodeNetns());
+        SandboxNode.startKubeProxy(cp, sandbox.dir(), sandbox.nodeNetns(), node, spec.kubeProxyMode());
+        LOG.log(System.Logger.Level.INFO, "cluster up: kube-apiserver {0} at {1} in {2} ms; node {3}; kube-proxy in {4} mode",
+                cp.version(), cp.server(), cp.startup().toMillis(), node, spec.kubeProxyMode());
+        agent.add(AgentRun.start(sandbox, spec, agentKubeconfig));
+
+        ManifestApplier applier = new ManifestApplier(admin, node);
+        Kubelet kubelet = new Kubelet(admin, node, SandboxNode.NODE_IPS, new PodPlumbing(sandbox, ProcessRunner.host()));
+        Path manifests = Path.of(spec.manifests());
+        ServerDigest.Cached serverDigest = new ServerDigest.Cached(admin);
+        String appliedHash = "";
+        ManifestApplier.Outcome last = null;
+        String lastPass = ""; // the directory's hash and the server's digest of the last quiet pass
+        while (true) {
+            String idleHash = null; // set when this pass found nothing moved since the last
+            try {
+                String hash = ManifestDirectory.hash(manifests);
+                if (!hash.equals(appliedHash) || last == null || !last.complete()) {
+                    last = applier.apply(manifests);
+                    if (last.complete()) {
+                        appliedHash = hash;
+                    }
+                }
+                // The digest before the kubelet's pass: if the pass writes nothing, the node is built for exactly it.
+                String digest = serverDigest.get();
+                boolean quiet = kubelet.sync(last.pods());
+                new NodeStatus(appliedHash, quiet ? digest : "", last.rejected(), agent.get(0).isAlive()).write(sandbox.dir());
+                // Nothing moved since the pass before: the next full pass in a second, unless the directory changes
+                // first (looked at every 100 ms). A pass is lists and processes, which a benchmark would measure.
+                String pass = hash + " " + digest;
+                idleHash = quiet && pass.equals(lastPass) ? hash : null;
+                lastPass = quiet ? pass : "";
+                if (!agent.get(0).isAlive()) {
+                    LOG.log(System.Logger.Level.ERROR, "the agent exited with {0}; its log:\n{1}", agent.get(0).exitValue(),
+                            Logs.tail(sandbox.dir().resolve("agent.log"), 20));
+                    return;
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "sandbox pass failed (tried again in 100 ms)", e);
+            }
+            if (!waitForDirectory(manifests, idleHash, idleHash == null ? 1 : IDLE_WAITS)) {
+                return;
+            }
+        }
+    }
+
+    /** Passes a quiet node skips: a full pass a second instead of ten. */
+    private static final int IDLE_WAITS = 10;
+
+    /**
+     * Sleeps 100 ms up to {@code waits} times, ending early when the directory's hash is no longer
+     * {@code hash} (null: once only); false when interrupted.
+     */
+    private static boolean waitForDirectory(Path manifests, String hash, int waits) {
+        for (int i = 0; i < waits; i++) {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            if (hash == null) {
+                return true;
+            }
+            try {
+                if (!ManifestDirectory.hash(manifests).equals(hash)) {
+                    return true;
+                }
+            } catch (IOException | RuntimeException e) {
+                return true; // the full pass says what is wrong
+            }
+        }
+        return true;
+    }
+
+    private static void stop(Process p) {
+        p.destroy();
+        try {
+            if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** {@code npm-agent run} for the sandbox's node, as a process of its own, with the sandbox's state directory. */
+    static final class AgentRun {
+        private AgentRun() {}
+
+        static Process start(Sandbox sandbox, Sandbox.Spec spec, Path kubeconfig) throws IOException {
+            // The HTTP endpoints on loopback ports of the sandbox's own, so sandboxes side by side never clash.
+            Path config = sandbox.dir().resolve("agent-config.json");
+            Files.writeString(config, "{\"ListeningAddress\": \"127.0.0.1\", \"ListeningPort\": " + ControlPlane.freePort()
+                    + ", \"DebugListeningAddress\": \"127.0.0.1\", \"DebugListeningPort\": " + ControlPlane.freePort() + "}\n");
+            var shaping = Sandbox.Shaping.settings(spec.shaping());
+            Path cgroup = PodCgroups.of(sandbox); // the pods' processes are below it (PodPlumbing)
+            PodCgroups.create(cgroup);
+            String java = ProcessHandle.current().info().command().orElse("java");
+            List<String> argv = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "run",
+                    "--kubeconfig", kubeconfig.toString(), "--node", sandbox.nodeName(), "--config", config.toString(),
+                    "--backend", spec.backend(), "--netns", sandbox.nodeNetns(), "--bpffs", sandbox.bpffs().toString(),
+                    "--cgroup-root", cgroup.toString(),
+                    "--state-dir", sandbox.dir().toString(), "--poll-ms", "50",
+                    "--edt-horizon", shaping.horizon().toNanos() + "ns", "--ecn-threshold", shaping.ecnThreshold().toNanos() + "ns",
+                    "--ingress-burst", shaping.ingressBurst().toNanos() + "ns", "--edt-flow-control", shaping.flowControl().label()));
+            if (shaping.bigTcp()) {
+                argv.add("--big-tcp");
+            }
+            if (shaping.bbr()) {
+                argv.add("--bbr");
+            }
+            return new ProcessBuilder(argv)
+                    .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(sandbox.dir().resolve("agent.log").toFile()))
+                    .redirectErrorStream(true)
+                    .start();
+        }
+    }
+}

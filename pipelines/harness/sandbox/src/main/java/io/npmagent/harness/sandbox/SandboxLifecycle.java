@@ -1,0 +1,224 @@
+package io.npmagent.harness.sandbox;
+
+import io.npmagent.agent.backend.Backends;
+import io.npmagent.harness.controlplane.Logs;
+import io.npmagent.agent.run.AgentStatus;
+import io.npmagent.bpf.libbpf.Capabilities;
+import io.npmagent.dataplane.bandwidth.BandwidthSettings;
+import io.npmagent.dataplane.exec.CommandResult;
+import io.npmagent.dataplane.exec.CommandRunner;
+import io.npmagent.dataplane.exec.ProcessRunner;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Bringing a sandbox up and down. Up: the node namespace (forwarding on), the state directory, and the
+ * node daemon started detached (its kernel commands run in the node namespace); then it waits until
+ * the daemon has built the pods and applied the directory. Down: whatever exists of it, in any state (the daemon may have
+ * crashed, {@code up} may have failed half-way): the daemon, the pod servers, every namespace of the
+ * sandbox, the state directory.
+ */
+public final class SandboxLifecycle {
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private SandboxLifecycle() {}
+
+    /** A reason {@code up} cannot go ahead, for the user. */
+    public static final class UpFailed extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UpFailed(String message) {
+            super(message);
+        }
+    }
+
+    public static final List<String> KUBE_PROXY_MODES = List.of("iptables", "nftables");
+
+    public static AgentStatus up(Sandbox sandbox, Path manifests, String backend, String kubeProxyMode, BandwidthSettings bandwidth, Duration wait)
+            throws IOException, UpFailed {
+        CommandRunner host = ProcessRunner.host();
+        if (!Files.isDirectory(manifests)) {
+            throw new UpFailed("--manifests " + manifests + " is not a directory");
+        }
+        if (!KUBE_PROXY_MODES.contains(kubeProxyMode)) {
+            throw new UpFailed("--kube-proxy-mode is iptables or nftables, not " + kubeProxyMode);
+        }
+        String resolved = resolve(backend, host);
+        for (String tool : List.of("ip", "python3", "setsid", "socat", kubeProxyMode.equals("nftables") ? "nft" : "iptables")) {
+            if (!host.available(tool)) {
+                throw new UpFailed(tool + " is not installed (pipelines/test installs what the sandbox needs)");
+            }
+        }
+        if (sandbox.exists() || !sandbox.namespaces().isEmpty()) {
+            if (daemonAlive(sandbox)) {
+                throw new UpFailed("sandbox " + sandbox.name() + " is up already (npm-agent sandbox down --name " + sandbox.name() + ")");
+            }
+            down(sandbox); // what a crash left behind
+        }
+        Files.createDirectories(sandbox.dir());
+        String node = sandbox.nodeNetns();
+        try {
+            must(host, "ip", "netns", "add", node);
+            must(host, "ip", "-n", node, "link", "set", "lo", "up");
+            must(host, "ip", "netns", "exec", node, "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1",
+                    "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0");
+            mountBpffs(sandbox, host);
+            if (resolved.equals("bpf") && !Capabilities.bpffsAt(sandbox.bpffs())) {
+                throw new IllegalStateException("the eBPF backend needs a bpffs, and none could be mounted at " + sandbox.bpffs());
+            }
+            Path absolute = manifests.toAbsolutePath().normalize();
+            // The upstream binaries first (built on a machine's first run, with their progress), so the daemon's wait is only for the cluster.
+            io.npmagent.harness.controlplane.KubeBinaries.dir();
+            sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, kubeProxyMode, Sandbox.Shaping.of(bandwidth), 0,
+                    Instant.now().toString()));
+            sandbox.script("podserver.py");
+            sandbox.script("prober.py");
+            long pid = startDaemon(sandbox);
+            sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, kubeProxyMode, Sandbox.Shaping.of(bandwidth), pid,
+                    Instant.now().toString()));
+            return Convergence.await(sandbox, wait);
+        } catch (Convergence.NotConverged e) {
+            throw new UpFailed(e.getMessage() + tail(sandbox.dir().resolve("daemon.log")) + tail(sandbox.dir().resolve("agent.log")));
+        } catch (IllegalStateException e) {
+            down(sandbox);
+            throw new UpFailed(e.getMessage());
+        }
+    }
+
+    /** Checks the name, and the tools a netfilter backend needs; auto and bpf are settled once the bpffs is there. */
+    private static String resolve(String backend, CommandRunner host) throws UpFailed {
+        if (!Backends.NAMES.contains(backend)) {
+            throw new UpFailed("unknown backend \"" + backend + "\" (" + String.join(", ", Backends.NAMES) + ")");
+        }
+        if (backend.equals("bpf") && !Backends.supported("bpf", host)) {
+            throw new UpFailed("the eBPF backend cannot enforce here: " + String.join(", ", Capabilities.probe(Capabilities.DEFAULT_BPFFS).missing()));
+        }
+        if (!backend.equals("auto") && !backend.equals("bpf") && !Backends.supported(backend, host)) {
+            throw new UpFailed("the tools backend " + backend + " needs are not installed (pipelines/test installs them)");
+        }
+        return backend;
+    }
+
+    /**
+     * A bpffs of the sandbox's own for the eBPF backend's pins: a restarted daemon adopts them, and
+     * {@code down} unmounts it, which frees them. Where bpffs cannot be mounted, auto falls back.
+     */
+    private static void mountBpffs(Sandbox sandbox, CommandRunner host) throws IOException {
+        Files.createDirectories(sandbox.bpffs());
+        if (!Capabilities.bpffsAt(sandbox.bpffs())) {
+            CommandResult r = host.run(List.of("mount", "-t", "bpf", "npm-agent-sandbox", sandbox.bpffs().toString()), "", TIMEOUT);
+            if (!r.ok()) {
+                System.getLogger(SandboxLifecycle.class.getName()).log(System.Logger.Level.WARNING,
+                        "cannot mount a bpffs for sandbox {0}: {1}", sandbox.name(), r.errorSummary());
+            }
+        }
+    }
+
+    private static long startDaemon(Sandbox sandbox) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        // On the host, not under "ip netns exec": that gives a private mount namespace, where the pod
+        // namespaces the daemon creates would be invisible to everyone else. Its kernel commands run in
+        // the node namespace instead.
+        List<String> argv = new ArrayList<>(List.of("setsid", java,
+                "-cp", System.getProperty("java.class.path"), "io.npmagent.harness.cli.HarnessMain", "sandbox", "node", "--name", sandbox.name()));
+        ProcessBuilder pb = new ProcessBuilder(argv)
+                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(sandbox.dir().resolve("daemon.log").toFile()))
+                .redirectErrorStream(true);
+        pb.environment().put("NPM_AGENT_SANDBOXES", sandbox.dir().getParent().toString());
+        return pb.start().pid();
+    }
+
+    /** Removes everything of the sandbox that exists; returns what it removed, for the user. */
+    public static List<String> down(Sandbox sandbox) throws IOException {
+        List<String> removed = new ArrayList<>();
+        String dir = sandbox.dir().toString();
+        // Every process started for this sandbox names its state directory (daemon, pod servers, probers).
+        List<ProcessHandle> ours = ProcessHandle.allProcesses()
+                .filter(h -> h.pid() != ProcessHandle.current().pid())
+                .filter(h -> commandLine(h.pid()).map(c -> c.endsWith("sandbox node --name " + sandbox.name())
+                        || c.contains(dir + "/")).orElse(false))
+                .toList();
+        ours.forEach(ProcessHandle::destroy);
+        for (ProcessHandle h : ours) {
+            h.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(t -> {
+                h.destroyForcibly();
+                return h;
+            }).join();
+        }
+        if (!ours.isEmpty()) {
+            removed.add(ours.size() + " processes");
+        }
+        for (String ns : sandbox.namespaces()) {
+            CommandResult r = ProcessRunner.host().run(List.of("ip", "netns", "del", ns), "", TIMEOUT);
+            if (r.ok()) {
+                removed.add("network namespace " + ns);
+            }
+        }
+        Optional<Path> cgroup = PodCgroups.cgroup2Mount().map(m -> PodCgroups.of(sandbox));
+        if (cgroup.isPresent() && Files.isDirectory(cgroup.get())) {
+            PodCgroups.remove(cgroup.get(), Duration.ofSeconds(10));
+            removed.add("cgroup " + cgroup.get());
+        }
+        if (Capabilities.bpffsAt(sandbox.bpffs())) {
+            CommandResult r = ProcessRunner.host().run(List.of("umount", sandbox.bpffs().toString()), "", TIMEOUT);
+            if (!r.ok()) {
+                throw new IOException("cannot unmount " + sandbox.bpffs() + ": " + r.errorSummary());
+            }
+            removed.add("bpffs " + sandbox.bpffs());
+        }
+        if (Files.exists(sandbox.dir())) {
+            try (Stream<Path> files = Files.walk(sandbox.dir())) {
+                for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+            removed.add("state directory " + sandbox.dir());
+        }
+        return removed;
+    }
+
+    /**
+     * The whole command line from /proc. Not {@code ProcessHandle.info().commandLine()}: the JDK gives up on
+     * command lines longer than a page, and a daemon started with a long class path has one; missing it
+     * here left daemons running after {@code down}.
+     */
+    static Optional<String> commandLine(long pid) {
+        try {
+            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+            return Optional.of(new String(raw, StandardCharsets.UTF_8).replace('\0', ' ').strip());
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    public static boolean daemonAlive(Sandbox sandbox) {
+        try {
+            long pid = sandbox.spec().daemonPid();
+            return pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static String tail(Path log) {
+        return "\n--- last lines of " + log + " ---\n" + Logs.tail(log, 15);
+    }
+
+    private static void must(CommandRunner host, String... argv) {
+        CommandResult r = host.run(List.of(argv), "", TIMEOUT);
+        if (!r.ok()) {
+            throw new IllegalStateException(String.join(" ", argv) + ": " + r.errorSummary());
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package io.npmagent.harness.sandbox;
+
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.models.V1Node;
+import io.kubernetes.client.openapi.models.V1NodeAddress;
+import io.kubernetes.client.openapi.models.V1NodeCondition;
+import io.kubernetes.client.openapi.models.V1NodeStatus;
+import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.npmagent.harness.controlplane.ControlPlane;
+import io.npmagent.harness.controlplane.KubeBinaries;
+import io.npmagent.dataplane.exec.CommandResult;
+import io.npmagent.dataplane.exec.CommandRunner;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The sandbox's node as the cluster knows it: the Node object (its addresses, Ready), the node's own
+ * addresses on the node namespace's loopback, and the real kube-proxy running in that
+ * namespace in iptables or nftables mode. kube-proxy reaches the API server (on the host's loopback)
+ * through a socat pair joined by a Unix socket, since no interface joins the host's namespace and the
+ * node's, and none may be added: one socat listens in the node namespace on the API server's port (on
+ * every address there, so the {@code kubernetes} Service's endpoint, the node's address, answers too),
+ * the other forwards to the API server from the host.
+ */
+final class SandboxNode {
+    static final List<String> NODE_IPS = List.of("10.249.0.1", "fd49::1");
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private SandboxNode() {}
+
+    /** The Node object, with the node's addresses and a Ready condition (no kubelet posts them here). */
+    static void register(ApiClient admin, String node) throws IOException {
+        CoreV1Api api = new CoreV1Api(admin);
+        try {
+            V1Node n = api.createNode(new V1Node().metadata(new V1ObjectMeta().name(node)
+                    .labels(Map.of("kubernetes.io/hostname", node, "kubernetes.io/os", "linux")))).execute();
+            List<V1NodeAddress> addresses = new ArrayList<>();
+            NODE_IPS.forEach(ip -> addresses.add(new V1NodeAddress().type("InternalIP").address(ip)));
+            addresses.add(new V1NodeAddress().type("Hostname").address(node));
+            n.setStatus(new V1NodeStatus().addresses(addresses).addConditionsItem(new V1NodeCondition().type("Ready").status("True")
+                    .reason("SandboxNode").message("the sandbox plays kubelet").lastHeartbeatTime(OffsetDateTime.now())
+                    .lastTransitionTime(OffsetDateTime.now())));
+            api.replaceNodeStatus(node, n).execute();
+        } catch (ApiException e) {
+            throw new IOException("cannot register node " + node + ": HTTP " + e.getCode() + " " + e.getResponseBody(), e);
+        }
+    }
+
+    /** The node's addresses, on the node namespace's loopback (no dummy interfaces in every kernel; lo is always there). */
+    static void addresses(CommandRunner host, String netns) {
+        must(host, "ip", "-n", netns, "addr", "add", NODE_IPS.get(0) + "/32", "dev", "lo");
+        must(host, "ip", "-n", netns, "-6", "addr", "add", NODE_IPS.get(1) + "/128", "dev", "lo", "nodad");
+    }
+
+    /** Starts the socat pair and kube-proxy ({@code mode}: iptables or nftables); their logs go to {@code dir}. */
+    static void startKubeProxy(ControlPlane cp, Path dir, String netns, String node, String mode) throws IOException {
+        Path socket = dir.resolve("apiserver.sock");
+        Files.deleteIfExists(socket);
+        start(dir.resolve("apiserver-bridge.log"), "setsid", "socat", "UNIX-LISTEN:" + socket + ",fork,mode=600",
+                "TCP:127.0.0.1:" + cp.port());
+        start(dir.resolve("apiserver-bridge.log"), "setsid", "ip", "netns", "exec", netns, "socat",
+                "TCP-LISTEN:" + cp.port() + ",fork,reuseaddr", "UNIX-CONNECT:" + socket);
+        Path kubeconfig = cp.certificateKubeconfig("kube-proxy");
+        Path config = dir.resolve("kube-proxy.yaml");
+        Files.writeString(config, "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n"
+                + "clientConnection:\n  kubeconfig: " + kubeconfig + "\n"
+                + "hostnameOverride: " + node + "\nmode: " + mode + "\n"
+                // 0: leave the conntrack table's size alone (a node namespace shares it with the host).
+                + "conntrack:\n  maxPerCore: 0\n"
+                + "metricsBindAddress: 127.0.0.1:10249\nhealthzBindAddress: 127.0.0.1:10256\n");
+        start(dir.resolve("kube-proxy.log"), "setsid", "ip", "netns", "exec", netns, KubeBinaries.binary("kube-proxy").toString(),
+                "--config=" + config, "--v=1");
+    }
+
+    /** Whether kube-proxy has written its rules into the node namespace (its KUBE-SERVICES chain, or its nft table). */
+    static boolean proxyRulesPresent(CommandRunner host, String netns, String mode) {
+        List<String> argv = mode.equals("nftables") ? List.of("ip", "netns", "exec", netns, "nft", "list", "table", "ip", "kube-proxy")
+                : List.of("ip", "netns", "exec", netns, "iptables", "-t", "nat", "-S", "KUBE-SERVICES");
+        return host.run(argv, "", TIMEOUT).ok();
+    }
+
+    private static void start(Path log, String... argv) throws IOException {
+        new ProcessBuilder(argv)
+                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .redirectErrorStream(true)
+                .start();
+    }
+
+    private static void must(CommandRunner host, String... argv) {
+        CommandResult r = host.run(List.of(argv), "", TIMEOUT);
+        if (!r.ok()) {
+            throw new IllegalStateException(String.join(" ", argv) + ": " + r.errorSummary());
+        }
+    }
+}
