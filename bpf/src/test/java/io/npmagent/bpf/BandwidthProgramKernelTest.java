@@ -24,7 +24,7 @@ import io.npmagent.dataplane.model.NetworkPolicy;
 import io.npmagent.dataplane.model.Pod;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
-import io.npmagent.dataplane.kernel.Netns;
+import io.npmagent.harness.node.NetworkNamespace;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
@@ -64,7 +64,7 @@ class BandwidthProgramKernelTest {
     @TempDir
     static Path tmp;
     private BpfFs fs;
-    private Netns node;
+    private NetworkNamespace node;
     private NetnsThread inside;
     private BpfBackend backend;
     private PrometheusRegistry registry;
@@ -79,7 +79,7 @@ class BandwidthProgramKernelTest {
     void cluster() {
         KernelTestSupport.require("ip");
         fs = BpfFs.mount(tmp);
-        node = Netns.create("bwprog");
+        node = NetworkNamespace.forTest("bwprog");
         for (int i = 0; i < PODS.size(); i++) {
             String pod = PODS.get(i);
             address.put(pod, "10.62.0." + (i + 1));

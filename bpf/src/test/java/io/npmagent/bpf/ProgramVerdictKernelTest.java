@@ -31,7 +31,7 @@ import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.Protocol;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
-import io.npmagent.dataplane.kernel.Netns;
+import io.npmagent.harness.node.NetworkNamespace;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.ByteArrayOutputStream;
@@ -77,7 +77,7 @@ class ProgramVerdictKernelTest {
     @TempDir
     static Path tmp;
     private BpfFs fs;
-    private Netns node;
+    private NetworkNamespace node;
     private NetnsThread inside;
     private BpfBackend backend;
     private PrometheusRegistry registry;
@@ -90,7 +90,7 @@ class ProgramVerdictKernelTest {
     void cluster() {
         KernelTestSupport.require("ip", "bridge");
         fs = BpfFs.mount(tmp);
-        node = Netns.create("verdict");
+        node = NetworkNamespace.forTest("verdict");
         String[][] pods = {{"a", A, A6}, {"b", B, B6}, {"c", C, "fd61::3"}, {"d", D, "fd61::4"}};
         for (String[] p : pods) {
             ifindex.put(p[0], Links.veth(node, "v" + p[0], "p" + p[0]));

@@ -7,7 +7,7 @@ import io.npmagent.bpf.testing.Links;
 import io.npmagent.bpf.testing.BpfFs;
 import io.npmagent.bpf.testing.Frames;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
-import io.npmagent.dataplane.kernel.Netns;
+import io.npmagent.harness.node.NetworkNamespace;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -62,7 +62,7 @@ class BpfProgramKernelTest {
     @Test
     void theContextCarriesTheIfindexIntoTheProgram() throws Exception {
         KernelTestSupport.require("ip");
-        try (Netns ns = Netns.create("run");
+        try (NetworkNamespace ns = NetworkNamespace.forTest("run");
                 NetnsThread inside = NetnsThread.enter(ns.name());
                 BpfProgram fromPod = object.program(TcPod.FROM_POD);
                 BpfMap endpoints = object.map("npm_endpoints");

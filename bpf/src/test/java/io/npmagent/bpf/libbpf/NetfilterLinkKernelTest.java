@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.npmagent.bpf.testing.BpfFs;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
-import io.npmagent.dataplane.kernel.Netns;
+import io.npmagent.harness.node.NetworkNamespace;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,14 +21,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class NetfilterLinkKernelTest {
     @RegisterExtension
     final BpfFs fs = new BpfFs();
-    Netns ns;
+    NetworkNamespace ns;
     NetnsThread inside;
 
     @BeforeEach
     void setUp() {
         KernelTestSupport.require("mount", "ip");
         assertThat(NetfilterLink.programsSupported()).as("this kernel loads netfilter programs (Linux 6.4 and later)").isTrue();
-        ns = Netns.create("nf");
+        ns = NetworkNamespace.forTest("nf");
         inside = NetnsThread.enter(ns.name());
     }
 

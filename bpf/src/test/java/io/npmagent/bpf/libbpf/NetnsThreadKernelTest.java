@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.npmagent.dataplane.kernel.KernelTestSupport;
-import io.npmagent.dataplane.kernel.Netns;
+import io.npmagent.harness.node.NetworkNamespace;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +23,7 @@ class NetnsThreadKernelTest {
 
     @Test
     void workRunsInsideTheNamespaceAndTheCallerStaysOutside() throws Exception {
-        try (Netns ns = Netns.create("thr"); NetnsThread inside = NetnsThread.enter(ns.name())) {
+        try (NetworkNamespace ns = NetworkNamespace.forTest("thr"); NetnsThread inside = NetnsThread.enter(ns.name())) {
             String target = "net:[" + Files.getAttribute(Path.of("/run/netns", ns.name()), "unix:ino") + "]";
             assertThat(inside.call(NetnsThreadKernelTest::currentNetns)).isEqualTo(target);
             assertThat(currentNetns()).isNotEqualTo(target);
@@ -40,7 +40,7 @@ class NetnsThreadKernelTest {
 
     @Test
     void exceptionsPropagateAsThrownAndTheThreadLivesOn() throws Exception {
-        try (Netns ns = Netns.create("exc"); NetnsThread inside = NetnsThread.enter(ns.name())) {
+        try (NetworkNamespace ns = NetworkNamespace.forTest("exc"); NetnsThread inside = NetnsThread.enter(ns.name())) {
             IOException thrown = new IOException("boom");
             assertThatThrownBy(() -> inside.call(() -> {
                 throw thrown;

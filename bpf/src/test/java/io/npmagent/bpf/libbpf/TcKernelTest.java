@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.npmagent.bpf.testing.Links;
 import io.npmagent.bpf.testing.BpfFs;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
-import io.npmagent.dataplane.kernel.Netns;
+import io.npmagent.harness.node.NetworkNamespace;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,14 +20,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class TcKernelTest {
     @RegisterExtension
     final BpfFs fs = new BpfFs();
-    Netns ns;
+    NetworkNamespace ns;
     NetnsThread inside;
     int ifindex;
 
     @BeforeEach
     void setUp() {
         KernelTestSupport.require("mount", "ip", "tc");
-        ns = Netns.create("tc");
+        ns = NetworkNamespace.forTest("tc");
         inside = NetnsThread.enter(ns.name());
         ifindex = Links.veth(ns, "v0", "v1");
     }

@@ -1,13 +1,13 @@
 package io.npmagent.bpf.testing;
 
-import io.npmagent.dataplane.kernel.Netns;
+import io.npmagent.harness.node.NetworkNamespace;
 
 /** Interfaces inside a test's namespace: a veth pair, and an interface's index as that namespace numbers it. */
 public final class Links {
     private Links() {}
 
     /** Adds a veth pair {@code a}/{@code b} to {@code ns}, both up; returns {@code a}'s ifindex. */
-    public static int veth(Netns ns, String a, String b) {
+    public static int veth(NetworkNamespace ns, String a, String b) {
         ns.must("ip", "link", "add", a, "type", "veth", "peer", "name", b);
         ns.must("ip", "link", "set", a, "up");
         ns.must("ip", "link", "set", b, "up");
@@ -15,7 +15,7 @@ public final class Links {
     }
 
     /** From {@code ip -o link show dev X}: "5: v0@v1: <...". */
-    public static int ifindex(Netns ns, String dev) {
+    public static int ifindex(NetworkNamespace ns, String dev) {
         String line = ns.must("ip", "-o", "link", "show", "dev", dev).stdout().strip();
         return Integer.parseInt(line.substring(0, line.indexOf(':')));
     }

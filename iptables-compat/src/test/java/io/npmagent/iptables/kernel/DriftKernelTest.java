@@ -8,7 +8,7 @@ import static io.npmagent.dataplane.model.PolicyFixtures.policy;
 import static io.npmagent.dataplane.model.PolicyFixtures.rule;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.npmagent.dataplane.kernel.Netns;
+import io.npmagent.harness.node.NetworkNamespace;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
 import io.npmagent.dataplane.batch.BatchQueue;
 import io.npmagent.dataplane.batch.ManualScheduler;
@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * {@link BatchQueue#FULL_RECONCILE_EVERY} (the full one compares members).
  */
 class DriftKernelTest {
-    private Netns ns;
+    private NetworkNamespace ns;
 
     @AfterEach
     void remove() {
@@ -45,7 +45,7 @@ class DriftKernelTest {
     @Test
     void aRuleDeletedByHandComesBackWithinOneReconcilePeriod() {
         KernelTestSupport.require("ipset", "iptables-nft-restore");
-        ns = Netns.create("drift");
+        ns = NetworkNamespace.forTest("drift");
         ManualScheduler scheduler = new ManualScheduler();
         IptablesBackend backend = new IptablesBackend(IptablesVariant.NFT, ns.runner(), new Metrics(new PrometheusRegistry()),
                 IptablesBackend.Settings.DEFAULTS);

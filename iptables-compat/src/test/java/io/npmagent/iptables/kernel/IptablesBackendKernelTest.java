@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.exec.CommandRunner;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
-import io.npmagent.dataplane.kernel.Netns;
+import io.npmagent.harness.node.NetworkNamespace;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.policy.PolicyCompiler;
@@ -25,12 +25,12 @@ class IptablesBackendKernelTest {
 
     /** The contract in a fresh namespace. */
     abstract static class InNamespace extends IptablesBackendContract {
-        private Netns ns;
+        private NetworkNamespace ns;
 
         @Override
         protected CommandRunner openKernel() {
             KernelTestSupport.require("ipset", "iptables-nft-restore", "iptables-legacy-restore");
-            ns = Netns.create("ipt");
+            ns = NetworkNamespace.forTest("ipt");
             return ns.runner();
         }
 
@@ -62,7 +62,7 @@ class IptablesBackendKernelTest {
         KernelTestSupport.require("ipset", "iptables-nft-restore", "iptables-legacy-restore");
         PrometheusRegistry registry = new PrometheusRegistry();
         PolicyCompiler compiler = new PolicyCompiler(null);
-        try (Netns ns = Netns.create("ipt")) {
+        try (NetworkNamespace ns = NetworkNamespace.forTest("ipt")) {
             Metrics metrics = new Metrics(registry);
             IptablesBackend b = new IptablesBackend(variant, ns.runner(), metrics, IptablesBackend.Settings.DEFAULTS);
             for (ClusterEvent e : IptablesBackendContract.cluster()) {

@@ -1,8 +1,8 @@
 package io.npmagent.iptables.kernel;
 
 import io.npmagent.dataplane.kernel.KernelTestSupport;
-import io.npmagent.dataplane.kernel.PodNetwork;
-import io.npmagent.dataplane.kernel.PacketScenarios;
+import io.npmagent.harness.node.PodNetwork;
+import io.npmagent.harness.node.PacketScenarios;
 import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.iptables.IptablesBackend;

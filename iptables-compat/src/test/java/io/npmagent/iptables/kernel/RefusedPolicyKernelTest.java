@@ -10,7 +10,7 @@ import static io.npmagent.dataplane.model.PolicyFixtures.ports;
 import static io.npmagent.dataplane.model.PolicyFixtures.rule;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.npmagent.dataplane.kernel.Netns;
+import io.npmagent.harness.node.NetworkNamespace;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
 import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.batch.BatchQueue;
@@ -46,7 +46,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * that does not exist, which iptables-restore rejects.
  */
 class RefusedPolicyKernelTest {
-    private Netns ns;
+    private NetworkNamespace ns;
 
     @AfterEach
     void remove() {
@@ -75,7 +75,7 @@ class RefusedPolicyKernelTest {
     @EnumSource(IptablesVariant.class)
     void ninetyNineLandAndOneIsReported(IptablesVariant variant) {
         KernelTestSupport.require("ipset", variant.restore(Family.IPV4));
-        ns = Netns.create("refuse");
+        ns = NetworkNamespace.forTest("refuse");
         PolicyKey bad = new PolicyKey("x", "p37");
         String badChain = Names.chain(new ChainId.PolicyChain(bad, Direction.INGRESS, Family.IPV4));
         PrometheusRegistry registry = new PrometheusRegistry();

@@ -6,7 +6,7 @@ import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.exec.CommandRunner;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
-import io.npmagent.dataplane.kernel.Netns;
+import io.npmagent.harness.node.NetworkNamespace;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.Direction;
 import io.npmagent.iptables.TapRunner;
@@ -21,13 +21,13 @@ import org.junit.jupiter.api.Test;
  * own; and, here only, what nft itself prints of the table, and edits that need the kernel's handles.
  */
 class NftBackendKernelTest extends NftBackendContract {
-    private Netns ns;
+    private NetworkNamespace ns;
     private TapRunner tap;
 
     @Override
     Nft open() {
         KernelTestSupport.require("nft");
-        ns = Netns.create("nft");
+        ns = NetworkNamespace.forTest("nft");
         tap = new TapRunner(ns.runner());
         return new Nft() {
             @Override
@@ -86,7 +86,7 @@ class NftBackendKernelTest extends NftBackendContract {
                 "meta l4proto udp accept", "sctp dport 9000 accept", "10.0.0.1 . tcp . 8080", "fd00::1 . sctp . 9000",
                 "elements = { 0.0.0.0/1, 128.0.0.0/1 }", "192.168.1.0/24", "10.0.0.1 : jump pod_in4_");
         assertThat(listing).as("an except inside another except is left out").doesNotContain("192.168.1.128/25");
-        try (Netns fresh = Netns.create("nftc")) {
+        try (NetworkNamespace fresh = NetworkNamespace.forTest("nftc")) {
             assertThat(fresh.withInput(listing, "nft", "-c", "-f", "-").ok()).as("the listing is a valid nft script").isTrue();
         }
         assertThat(backend.status().rules()).isEqualTo(listing.lines().filter(l -> l.contains("comment \"npm:")).count());

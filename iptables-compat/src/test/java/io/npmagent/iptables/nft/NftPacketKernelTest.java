@@ -2,8 +2,8 @@ package io.npmagent.iptables.nft;
 
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
-import io.npmagent.dataplane.kernel.PacketScenarios;
-import io.npmagent.dataplane.kernel.PodNetwork;
+import io.npmagent.harness.node.PacketScenarios;
+import io.npmagent.harness.node.PodNetwork;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
 import java.util.regex.Matcher;

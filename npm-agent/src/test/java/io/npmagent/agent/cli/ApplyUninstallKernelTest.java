@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.bpf.libbpf.Capabilities;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
-import io.npmagent.dataplane.kernel.Netns;
+import io.npmagent.harness.node.NetworkNamespace;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,12 +20,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** {@code npm-agent apply} then {@code uninstall}, in a namespace of the test's own. */
 class ApplyUninstallKernelTest {
     private static final Path SHOP = Path.of("examples/shop");
-    private Netns ns;
+    private NetworkNamespace ns;
 
     @BeforeEach
     void namespace() {
         KernelTestSupport.require("ipset", "iptables-nft-restore", "iptables-legacy-restore", "nft", "tc", "mount", "umount");
-        ns = Netns.create("cli");
+        ns = NetworkNamespace.forTest("cli");
     }
 
     @AfterEach

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
 import io.npmagent.bpf.libbpf.NetnsThread;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
-import io.npmagent.dataplane.kernel.PodNetwork;
+import io.npmagent.harness.node.PodNetwork;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.npmagent.agent.cluster.TestCluster;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
-import io.npmagent.dataplane.kernel.PodNetwork;
+import io.npmagent.harness.node.PodNetwork;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

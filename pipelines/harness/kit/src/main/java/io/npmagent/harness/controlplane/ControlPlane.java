@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import io.npmagent.harness.process.Daemon;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -46,9 +47,9 @@ public final class ControlPlane implements AutoCloseable {
     private final int apiPort;
     private final String advertise;
     private final Shape shape;
-    private final List<ChildProcess> processes = new ArrayList<>();
-    private ChildProcess etcd;
-    private ChildProcess apiserver;
+    private final List<Daemon> processes = new ArrayList<>();
+    private Daemon etcd;
+    private Daemon apiserver;
     private Duration startup;
     private final HttpClient http = HttpClient.newHttpClient();
     private final java.util.Map<String, okhttp3.OkHttpClient> statusClients = new java.util.HashMap<>();
@@ -110,25 +111,24 @@ public final class ControlPlane implements AutoCloseable {
             cp.startEtcd(bin);
             cp.startApiServer(bin);
             Path cmConfig = cp.certificateKubeconfig("controller-manager");
-            cp.processes.add(new ChildProcess("kube-controller-manager", List.of(bin.resolve("kube-controller-manager").toString(),
+            cp.processes.add(Daemon.of("kube-controller-manager", dir.resolve("logs/kube-controller-manager.log"), List.of(bin.resolve("kube-controller-manager").toString(),
                     "--kubeconfig=" + cmConfig, "--authentication-kubeconfig=" + cmConfig,
                     "--authorization-kubeconfig=" + cmConfig,
                     "--bind-address=127.0.0.1", "--secure-port=0", "--leader-elect=false",
                     "--controllers=" + shape.controllers(),
                     "--use-service-account-credentials=true",
                     "--service-account-private-key-file=" + pki.file("service-account.key"), "--root-ca-file=" + pki.ca(),
-                    "--service-cluster-ip-range=" + SERVICE_CIDRS, "--v=1"),
-                    dir.resolve("logs/kube-controller-manager.log")).start());
+                    "--service-cluster-ip-range=" + SERVICE_CIDRS, "--v=1")).start());
             cp.certificateKubeconfig("admin");
             if (shape.scheduler()) {
                 Path schedConfig = cp.certificateKubeconfig("kube-scheduler");
-                cp.processes.add(new ChildProcess("kube-scheduler", List.of(bin.resolve("kube-scheduler").toString(),
+                cp.processes.add(Daemon.of("kube-scheduler", dir.resolve("logs/kube-scheduler.log"), List.of(bin.resolve("kube-scheduler").toString(),
                         "--kubeconfig=" + schedConfig, "--authentication-kubeconfig=" + schedConfig,
                         "--authorization-kubeconfig=" + schedConfig, "--bind-address=127.0.0.1", "--secure-port=0",
-                        "--leader-elect=false", "--v=1"), dir.resolve("logs/kube-scheduler.log")).start());
+                        "--leader-elect=false", "--v=1")).start());
             }
             // The controller manager works once it has given the default namespace its ServiceAccount.
-            ChildProcess cm = cp.processes.get(cp.processes.size() - 1);
+            Daemon cm = cp.processes.get(cp.processes.size() - 1);
             cp.await(cm, () -> {
                 try {
                     return cp.adminStatus("/api/v1/namespaces/default/serviceaccounts/default") == 200;
@@ -148,11 +148,11 @@ public final class ControlPlane implements AutoCloseable {
     private void startEtcd(Path bin) throws IOException {
         int peer = freePort();
         // --unsafe-no-fsync: a throw-away cluster for tests and sandboxes, where fsync only costs time.
-        etcd = new ChildProcess("etcd", List.of(bin.resolve("etcd").toString(), "--name=npm-agent", "--data-dir=" + dir.resolve("etcd"),
+        etcd = Daemon.of("etcd", dir.resolve("logs/etcd.log"), List.of(bin.resolve("etcd").toString(), "--name=npm-agent", "--data-dir=" + dir.resolve("etcd"),
                 "--listen-client-urls=http://127.0.0.1:" + etcdPort, "--advertise-client-urls=http://127.0.0.1:" + etcdPort,
                 "--listen-peer-urls=http://127.0.0.1:" + peer, "--initial-advertise-peer-urls=http://127.0.0.1:" + peer,
                 "--initial-cluster=npm-agent=http://127.0.0.1:" + peer, "--quota-backend-bytes=8589934592",
-                "--unsafe-no-fsync", "--log-level=warn"), dir.resolve("logs/etcd.log")).start();
+                "--unsafe-no-fsync", "--log-level=warn")).start();
         processes.add(etcd);
         await(etcd, () -> get("http://127.0.0.1:" + etcdPort + "/health").contains("\"health\":\"true\""), "etcd /health");
     }
@@ -161,8 +161,8 @@ public final class ControlPlane implements AutoCloseable {
         apiserver = apiServer(bin, apiPort, "kube-apiserver");
     }
 
-    private ChildProcess apiServer(Path bin, int port, String name) throws IOException {
-        ChildProcess p = new ChildProcess(name, List.of(bin.resolve("kube-apiserver").toString(),
+    private Daemon apiServer(Path bin, int port, String name) throws IOException {
+        Daemon p = Daemon.of(name, dir.resolve("logs/" + name + ".log"), List.of(bin.resolve("kube-apiserver").toString(),
                 "--etcd-servers=http://127.0.0.1:" + etcdPort, "--bind-address=" + shape.bindAddress(), "--secure-port=" + port,
                 "--advertise-address=" + advertise, "--cert-dir=" + dir.resolve("pki"),
                 "--tls-cert-file=" + pki.file("apiserver.crt"), "--tls-private-key-file=" + pki.file("apiserver.key"),
@@ -174,7 +174,7 @@ public final class ControlPlane implements AutoCloseable {
                 "--service-account-signing-key-file=" + pki.file("service-account.key"),
                 "--service-cluster-ip-range=" + SERVICE_CIDRS, "--allow-privileged=true", "--profiling=false",
                 "--audit-policy-file=" + auditPolicy(), "--audit-log-path=" + auditLog(), "--audit-log-format=json",
-                "--event-ttl=1h", "--v=1"), dir.resolve("logs/" + name + ".log")).start();
+                "--event-ttl=1h", "--v=1")).start();
         processes.add(p);
         String url = "https://127.0.0.1:" + port;
         await(p, () -> {
@@ -197,7 +197,7 @@ public final class ControlPlane implements AutoCloseable {
         apiserver.stop();
         processes.remove(apiserver);
         int port = freePort();
-        ChildProcess other = apiServer(KubeBinaries.dir(), port, "kube-apiserver-outage");
+        Daemon other = apiServer(KubeBinaries.dir(), port, "kube-apiserver-outage");
         try {
             Path kubeconfig = Kubeconfig.withCertificate(dir.resolve("outage.kubeconfig"), "https://127.0.0.1:" + port, pki.ca(),
                     pki.file("admin.crt"), pki.file("admin.key"));
@@ -362,7 +362,7 @@ public final class ControlPlane implements AutoCloseable {
 
     /** The pid of a running process of this control plane ({@code etcd}, {@code kube-apiserver}, ...). */
     public java.util.Optional<Long> pid(String name) {
-        return processes.stream().filter(p -> p.name().equals(name) && p.alive()).map(ChildProcess::pid).findFirst();
+        return processes.stream().filter(p -> p.name().equals(name) && p.alive()).map(Daemon::pid).findFirst();
     }
 
     /** The pids and logs of every process, for a status line or an error. */
@@ -435,21 +435,11 @@ public final class ControlPlane implements AutoCloseable {
         }
     }
 
-    private void await(ChildProcess p, java.util.function.BooleanSupplier ready, String what) throws IOException {
-        Instant deadline = Instant.now().plus(READY);
-        while (!ready.getAsBoolean()) {
-            if (!p.alive()) {
-                throw new IOException(what + " never answered: " + p.died());
-            }
-            if (Instant.now().isAfter(deadline)) {
-                throw new IOException(what + " not ready after " + READY.toSeconds() + " s; " + p.died());
-            }
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted", e);
-            }
+    private void await(Daemon p, java.util.function.BooleanSupplier ready, String what) throws IOException {
+        try {
+            p.awaitReady(READY, what, ready);
+        } catch (IllegalStateException e) {
+            throw new IOException(e.getMessage(), e);
         }
     }
 

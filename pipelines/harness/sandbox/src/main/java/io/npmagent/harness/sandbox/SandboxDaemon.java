@@ -3,7 +3,7 @@ package io.npmagent.harness.sandbox;
 import io.kubernetes.client.openapi.ApiClient;
 import io.npmagent.harness.controlplane.AgentIdentity;
 import io.npmagent.harness.controlplane.ControlPlane;
-import io.npmagent.harness.controlplane.Logs;
+import io.npmagent.harness.process.Logs;
 import io.npmagent.agent.source.k8s.ServerDigest;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
 import io.npmagent.dataplane.exec.ProcessRunner;

@@ -1,7 +1,7 @@
 package io.npmagent.harness.sandbox;
 
 import io.npmagent.agent.backend.Backends;
-import io.npmagent.harness.controlplane.Logs;
+import io.npmagent.harness.process.Logs;
 import io.npmagent.agent.run.AgentStatus;
 import io.npmagent.bpf.libbpf.Capabilities;
 import io.npmagent.dataplane.bandwidth.BandwidthSettings;

@@ -1,4 +1,4 @@
-package io.npmagent.dataplane.kernel;
+package io.npmagent.harness.node;
 
 import static io.npmagent.dataplane.model.PolicyFixtures.block;
 import static io.npmagent.dataplane.model.PolicyFixtures.labels;
@@ -16,6 +16,7 @@ import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.desired.DesiredStateInterpreter;
+import io.npmagent.dataplane.kernel.KernelTestSupport;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.Namespace;

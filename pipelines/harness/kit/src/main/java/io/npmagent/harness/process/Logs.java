@@ -1,4 +1,4 @@
-package io.npmagent.harness.controlplane;
+package io.npmagent.harness.process;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

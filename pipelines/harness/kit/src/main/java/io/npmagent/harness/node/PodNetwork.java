@@ -1,6 +1,8 @@
-package io.npmagent.dataplane.kernel;
+package io.npmagent.harness.node;
 
 import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.harness.process.Await;
+import io.npmagent.harness.process.Daemon;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -9,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -76,18 +77,19 @@ public final class PodNetwork implements AutoCloseable {
             "        ok = False",
             "    print('echo' if ok else 'silent', flush=True)");
 
-    private final Netns node;
-    private final Map<String, Netns> pods = new LinkedHashMap<>();
-    private final Map<String, Integer> index = new LinkedHashMap<>();
-    private final Path pidDir;
-    private final List<Path> pidFiles = new ArrayList<>();
     private static final IpAddress REMOTE_V4 = IpAddress.parse("10.99.1.1");
     private static final IpAddress REMOTE_V6 = IpAddress.parse("fd99:1::1");
-    /** The other node's pod, once {@link #remote} made it. */
-    private Netns remote;
-    private final boolean bridged;
     private static final String BRIDGE = "npmbr0";
 
+    private final NetworkNamespace node;
+    private final Map<String, NetworkNamespace> pods = new LinkedHashMap<>();
+    private final Map<String, Integer> index = new LinkedHashMap<>();
+    /** The servers' logs. */
+    private final Path logs;
+    private final List<Daemon> servers = new ArrayList<>();
+    /** The other node's pod, once {@link #remote} made it. */
+    private NetworkNamespace remote;
+    private final boolean bridged;
 
     /** One probe: from a pod to another pod's address. */
     public record Pair(String from, String to, boolean v6) implements Comparable<Pair> {
@@ -102,9 +104,9 @@ public final class PodNetwork implements AutoCloseable {
         }
     }
 
-    private PodNetwork(Netns node, Path pidDir, boolean bridged) {
+    private PodNetwork(NetworkNamespace node, Path logs, boolean bridged) {
         this.node = node;
-        this.pidDir = pidDir;
+        this.logs = logs;
         this.bridged = bridged;
     }
 
@@ -119,23 +121,16 @@ public final class PodNetwork implements AutoCloseable {
     }
 
     private static PodNetwork create(boolean bridged, String... podNames) {
-        KernelTestSupport.require("python3");
         Path dir;
         try {
-            dir = Files.createTempDirectory("npm-nft-pods");
+            dir = Files.createTempDirectory("npm-pods");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        PodNetwork net = new PodNetwork(Netns.create("node"), dir, bridged);
+        PodNetwork net = new PodNetwork(NetworkNamespace.forTest("node").forwarding(), dir, bridged);
         try {
-            net.node.must("sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1");
             if (bridged) {
-                net.node.must("ip", "link", "add", BRIDGE, "type", "bridge");
-                net.node.must("sysctl", "-qw", "net.ipv6.conf." + BRIDGE + ".accept_dad=0",
-                        "net.bridge.bridge-nf-call-iptables=1", "net.bridge.bridge-nf-call-ip6tables=1");
-                net.node.must("ip", "addr", "add", "10.99.0.254/24", "dev", BRIDGE);
-                net.node.must("ip", "-6", "addr", "add", "fd99::fe/64", "dev", BRIDGE, "nodad");
-                net.node.must("ip", "link", "set", BRIDGE, "up");
+                PodLink.bridge(net.node, BRIDGE, List.of("10.99.0.254/24", "fd99::fe/64"));
             }
             for (int i = 0; i < podNames.length; i++) {
                 net.addPod(podNames[i], i + 1);
@@ -157,45 +152,27 @@ public final class PodNetwork implements AutoCloseable {
     }
 
     private void addPod(String name, int i) {
-        Netns pod = Netns.create("p" + name);
+        NetworkNamespace pod = NetworkNamespace.forTest("p" + name);
         pods.put(name, pod);
         index.put(name, i);
         String veth = "vnp" + i;
-        KernelTestSupport.must(List.of("ip", "link", "add", veth, "netns", node.name(), "type", "veth",
-                "peer", "name", "eth0", "netns", pod.name()));
-        // No duplicate address detection: addresses are usable at once, and every veth carries fe80::1.
+        if (bridged) {
+            PodLink.bridged(node, veth, BRIDGE, pod, List.of(v4(i) + "/24", v6(i) + "/64"), List.of("10.99.0.254", "fd99::fe"));
+        } else {
+            PodLink.routed(node, veth, pod, List.of(v4(i), v6(i)));
+        }
         // somaxconn: probes connect thousands of times a second, and on a busy machine the server's accept
         // loop falls behind; a full accept queue drops SYNs, which would read as a policy's denial.
-        pod.must("sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
-                "net.ipv6.conf.eth0.accept_dad=0", "net.core.somaxconn=65535");
-        if (bridged) {
-            pod.must("ip", "addr", "add", v4(i) + "/24", "dev", "eth0");
-            pod.must("ip", "-6", "addr", "add", v6(i) + "/64", "dev", "eth0", "nodad");
-            pod.must("ip", "link", "set", "eth0", "up");
-            pod.must("ip", "route", "add", "default", "via", "10.99.0.254", "dev", "eth0");
-            pod.must("ip", "-6", "route", "add", "default", "via", "fd99::fe", "dev", "eth0");
-            node.must("ip", "link", "set", veth, "master", BRIDGE);
-            // hairpin: a frame may leave by the port it came in from (a pod reaching itself through its Service), as the plugin's hairpinMode.
-            node.must("ip", "link", "set", veth, "type", "bridge_slave", "hairpin", "on");
-            node.must("ip", "link", "set", veth, "up");
-        } else {
-            pod.must("ip", "addr", "add", v4(i) + "/32", "dev", "eth0");
-            pod.must("ip", "-6", "addr", "add", v6(i) + "/128", "dev", "eth0", "nodad");
-            pod.must("ip", "link", "set", "eth0", "up");
-            pod.must("ip", "route", "add", "169.254.1.1", "dev", "eth0", "scope", "link");
-            pod.must("ip", "route", "add", "default", "via", "169.254.1.1", "dev", "eth0");
-            pod.must("ip", "-6", "route", "add", "default", "via", "fe80::1", "dev", "eth0");
-            node.must("sysctl", "-qw", "net.ipv6.conf." + veth + ".accept_dad=0");
-            node.must("ip", "addr", "add", "169.254.1.1/32", "dev", veth);
-            node.must("ip", "-6", "addr", "add", "fe80::1/64", "dev", veth, "nodad");
-            node.must("ip", "link", "set", veth, "up");
-            node.must("ip", "route", "add", v4(i) + "/32", "dev", veth);
-            node.must("ip", "-6", "route", "add", v6(i) + "/128", "dev", veth);
+        pod.must("sysctl", "-qw", "net.core.somaxconn=65535");
+        startServer(name, pod);
+    }
+
+    private void startServer(String name, NetworkNamespace pod) {
+        try {
+            servers.add(Daemon.of("server in " + name, logs.resolve(name + ".log"), List.of("python3", "-c", SERVER)).inNetns(pod.name()).start());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the server in pod " + name + " (python3 is needed)", e);
         }
-        Path pidFile = pidDir.resolve(name + ".pid");
-        pidFiles.add(pidFile);
-        // In the background with its own stdio, so the runner is not left waiting on its pipes.
-        pod.must("bash", "-c", "python3 -c \"$0\" </dev/null >/dev/null 2>&1 & echo $! > \"$1\"", SERVER, pidFile.toString());
     }
 
     /**
@@ -205,26 +182,9 @@ public final class PodNetwork implements AutoCloseable {
      */
     public IpAddress remote(boolean v6) {
         if (remote == null) {
-            remote = Netns.create("remote");
-            KernelTestSupport.must(List.of("ip", "link", "add", "vnpup", "netns", node.name(), "type", "veth",
-                    "peer", "name", "eth0", "netns", remote.name()));
-            remote.must("sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
-                    "net.ipv6.conf.eth0.accept_dad=0");
-            remote.must("ip", "addr", "add", REMOTE_V4 + "/32", "dev", "eth0");
-            remote.must("ip", "-6", "addr", "add", REMOTE_V6 + "/128", "dev", "eth0", "nodad");
-            remote.must("ip", "link", "set", "eth0", "up");
-            remote.must("ip", "route", "add", "169.254.1.1", "dev", "eth0", "scope", "link");
-            remote.must("ip", "route", "add", "default", "via", "169.254.1.1", "dev", "eth0");
-            remote.must("ip", "-6", "route", "add", "default", "via", "fe80::1", "dev", "eth0");
-            node.must("sysctl", "-qw", "net.ipv6.conf.vnpup.accept_dad=0");
-            node.must("ip", "addr", "add", "169.254.1.1/32", "dev", "vnpup");
-            node.must("ip", "-6", "addr", "add", "fe80::1/64", "dev", "vnpup", "nodad");
-            node.must("ip", "link", "set", "vnpup", "up");
-            node.must("ip", "route", "add", "10.99.1.0/24", "dev", "vnpup");
-            node.must("ip", "-6", "route", "add", "fd99:1::/64", "dev", "vnpup");
-            Path pidFile = pidDir.resolve("remote.pid");
-            pidFiles.add(pidFile);
-            remote.must("bash", "-c", "python3 -c \"$0\" </dev/null >/dev/null 2>&1 & echo $! > \"$1\"", SERVER, pidFile.toString());
+            remote = NetworkNamespace.forTest("remote");
+            PodLink.routed(node, "vnpup", remote, List.of(REMOTE_V4, REMOTE_V6), List.of("10.99.1.0/24", "fd99:1::/64"));
+            startServer("remote", remote);
             await(List.of(REMOTE_V4, REMOTE_V6));
         }
         return v6 ? REMOTE_V6 : REMOTE_V4;
@@ -240,15 +200,10 @@ public final class PodNetwork implements AutoCloseable {
         await(all);
     }
 
-    private void await(List<IpAddress> servers) {
-        Instant deadline = Instant.now().plusSeconds(10);
-        for (IpAddress ip : servers) {
-            while (!connects(node, ip)) {
-                if (Instant.now().isAfter(deadline)) {
-                    throw new AssertionError("server at " + ip + " did not come up");
-                }
-                sleep(100);
-            }
+    private void await(List<IpAddress> addresses) {
+        for (IpAddress ip : addresses) {
+            Await.until(Duration.ofSeconds(10), "the server at " + ip, () -> connects(node, ip),
+                    () -> servers.stream().filter(d -> !d.alive()).map(Daemon::died).findFirst().orElse(""));
         }
     }
 
@@ -266,12 +221,12 @@ public final class PodNetwork implements AutoCloseable {
         return "vnp" + index.get(pod);
     }
 
-    public Netns node() {
+    public NetworkNamespace node() {
         return node;
     }
 
     /** The network namespace of pod {@code name}. */
-    public Netns pod(String name) {
+    public NetworkNamespace pod(String name) {
         return pods.get(name);
     }
 
@@ -404,44 +359,27 @@ public final class PodNetwork implements AutoCloseable {
     }
 
     /** A TCP connect within {@link #PROBE_TIMEOUT}: a dropped SYN is a timeout. */
-    private static boolean connects(Netns from, IpAddress to) {
+    private static boolean connects(NetworkNamespace from, IpAddress to) {
         return from.run("timeout", Long.toString(PROBE_TIMEOUT.toSeconds()), "bash", "-c",
                 "</dev/tcp/" + to + "/" + PORT).ok();
     }
 
     @Override
     public void close() {
-        for (Path pidFile : pidFiles) {
-            try {
-                if (Files.exists(pidFile)) {
-                    String pid = Files.readString(pidFile).strip();
-                    if (pid.matches("\\d+")) {
-                        KernelTestSupport.must(List.of("kill", pid));
-                    }
-                    Files.delete(pidFile);
-                }
-            } catch (IOException | AssertionError e) {
-                // Keep cleaning up: the namespaces below must go whatever happened here.
-            }
-        }
-        pods.values().forEach(Netns::close);
+        // The servers first (they would keep their namespaces' sockets), then the namespaces, whatever setup reached.
+        servers.forEach(d -> d.stop(Duration.ofSeconds(2)));
+        pods.values().forEach(NetworkNamespace::close);
         if (remote != null) {
             remote.close();
         }
         node.close();
-        try {
-            Files.deleteIfExists(pidDir);
+        try (var files = Files.list(logs)) {
+            for (Path f : files.toList()) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(logs);
         } catch (IOException e) {
-            // A leftover empty temp directory is harmless.
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+            // A leftover temp directory of logs is harmless.
         }
     }
 }
