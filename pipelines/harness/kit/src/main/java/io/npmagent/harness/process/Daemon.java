@@ -91,22 +91,21 @@ public final class Daemon {
 
         /** The whole command line, wrappers first: what {@link #start()} runs. */
         public List<String> command() {
+            List<String> inner = new ArrayList<>();
+            if (netns != null) {
+                inner.addAll(List.of("ip", "netns", "exec", netns));
+            }
+            if (!enter.isEmpty()) {
+                inner.add("nsenter");
+                inner.addAll(enter);
+                inner.add("--");
+            }
+            inner.addAll(argv);
             List<String> out = new ArrayList<>();
             if (detached) {
                 out.add("setsid");
             }
-            if (cgroup != null) {
-                out.addAll(List.of("sh", "-c", "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"", cgroup.toString()));
-            }
-            if (netns != null) {
-                out.addAll(List.of("ip", "netns", "exec", netns));
-            }
-            if (!enter.isEmpty()) {
-                out.add("nsenter");
-                out.addAll(enter);
-                out.add("--");
-            }
-            out.addAll(argv);
+            out.addAll(cgroup == null ? inner : Cgroups.inside(cgroup, inner));
             return List.copyOf(out);
         }
 

@@ -1,5 +1,9 @@
 package io.npmagent.harness.sandbox;
 
+import io.npmagent.harness.node.NetworkNamespace;
+import io.npmagent.harness.node.PodLink;
+import io.npmagent.harness.process.Cgroups;
+import io.npmagent.harness.process.Daemon;
 import io.npmagent.dataplane.model.ClusterState;
 import io.npmagent.dataplane.model.ContainerPort;
 import io.npmagent.dataplane.model.IpAddress;
@@ -46,7 +50,7 @@ final class PodPlumbing {
         this.sandbox = sandbox;
         this.host = host;
         this.cgroups = PodCgroups.of(sandbox);
-        PodCgroups.create(cgroups);
+        Cgroups.create(cgroups);
         for (Sandbox.PodRecord r : sandbox.pods()) { // a restarted daemon takes over what is there
             built.put(r.pod(), r);
             nextIndex = Math.max(nextIndex, r.index() + 1);
@@ -89,53 +93,25 @@ final class PodPlumbing {
     }
 
     private Sandbox.PodRecord build(Pod pod, int index) {
-        String ns = sandbox.podNetns(index);
-        String node = sandbox.nodeNetns();
-        String veth = "veth" + index;
-        must("ip", "netns", "add", ns);
+        NetworkNamespace node = NetworkNamespace.existing(sandbox.nodeNetns());
+        NetworkNamespace ns = NetworkNamespace.create(sandbox.podNetns(index));
         // A new namespace takes the host's default congestion control; the node's namespace stands in for
         // the host here (where the agent's --bbr sets it).
-        must("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
-                "net.ipv4.tcp_congestion_control=" + nodeCongestionControl(node));
-        must("ip", "-n", ns, "link", "set", "lo", "up");
-        must("ip", "-n", node, "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns);
-        boolean v4 = false;
-        boolean v6 = false;
-        for (IpAddress ip : pod.ips()) {
-            if (ip.v6()) {
-                must("ip", "-n", ns, "-6", "addr", "add", ip + "/128", "dev", "eth0", "nodad");
-                v6 = true;
-            } else {
-                must("ip", "-n", ns, "addr", "add", ip + "/32", "dev", "eth0");
-                v4 = true;
-            }
-        }
-        must("ip", "-n", ns, "link", "set", "eth0", "up");
-        must("ip", "-n", node, "addr", "add", "169.254.1.1/32", "dev", veth);
-        must("ip", "-n", node, "-6", "addr", "add", "fe80::1/64", "dev", veth, "nodad");
-        must("ip", "-n", node, "link", "set", veth, "up");
-        if (v4) {
-            must("ip", "-n", ns, "route", "add", "169.254.1.1", "dev", "eth0", "scope", "link");
-            must("ip", "-n", ns, "route", "add", "default", "via", "169.254.1.1", "dev", "eth0");
-        }
-        if (v6) {
-            must("ip", "-n", ns, "-6", "route", "add", "default", "via", "fe80::1", "dev", "eth0");
-        }
-        for (IpAddress ip : pod.ips()) {
-            must("ip", "-n", node, ip.v6() ? "-6" : "-4", "route", "add", ip + "/" + ip.bitLength(), "dev", veth);
-        }
+        ns.must("sysctl", "-qw", "net.ipv4.tcp_congestion_control=" + nodeCongestionControl(node.name()));
+        PodLink.routed(node, "veth" + index, ns, pod.ips());
         Path cgroup = PodCgroups.ofPod(cgroups, index);
         try {
-            PodCgroups.create(cgroup);
+            Cgroups.create(cgroup);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the cgroup of pod " + pod.key(), e);
         }
-        Sandbox.PodRecord record = new Sandbox.PodRecord(pod.key().toString(), ns, index, texts(pod.ips()), served(pod), 0, cgroup.toString());
+        Sandbox.PodRecord record = new Sandbox.PodRecord(pod.key().toString(), ns.name(), index, texts(pod.ips()), served(pod), 0, cgroup.toString());
         long pid = record.served().isEmpty() ? 0 : startServer(record);
         LOG.log(System.Logger.Level.INFO, "pod {0}: {1} {2} serving {3}", pod.key(), ns, pod.ips(), record.served());
-        return new Sandbox.PodRecord(record.pod(), ns, index, record.ips(), record.served(), pid, record.cgroup());
+        return new Sandbox.PodRecord(record.pod(), ns.name(), index, record.ips(), record.served(), pid, record.cgroup());
     }
 
+    /** The pod's server, in its namespace and cgroup, in a session of its own (it outlives this daemon's restarts). */
     private long startServer(Sandbox.PodRecord pod) {
         String ns = pod.netns();
         try {
@@ -144,27 +120,13 @@ final class PodPlumbing {
             Files.deleteIfExists(ready);
             List<String> server = new ArrayList<>(List.of("python3", script.toString(), ready.toString()));
             server.addAll(pod.served());
-            List<String> argv = new ArrayList<>(List.of("setsid"));
-            argv.addAll(pod.command(server));
-            Process p = new ProcessBuilder(argv)
-                    .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(sandbox.dir().resolve("servers.log").toFile()))
-                    .redirectErrorStream(true)
-                    .start();
-            Instant deadline = Instant.now().plusSeconds(10);
-            while (!Files.exists(ready)) {
-                if (!p.isAlive() || Instant.now().isAfter(deadline)) {
-                    throw new IllegalStateException("the server in " + ns + " did not start (see " + sandbox.dir().resolve("servers.log") + ")");
-                }
-                Thread.sleep(20);
-            }
+            Daemon d = Daemon.of("the server in " + ns, sandbox.dir().resolve("servers.log"), server)
+                    .inCgroup(Path.of(pod.cgroup())).inNetns(ns).detached().start();
+            d.awaitReady(Duration.ofSeconds(10), "listening", () -> Files.exists(ready));
             Files.delete(ready);
-            return p.pid();
+            return d.pid();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
         }
     }
 
@@ -173,7 +135,7 @@ final class PodPlumbing {
         host.run(List.of("ip", "netns", "del", r.netns()), "", TIMEOUT);
         if (r.cgroup() != null) {
             try {
-                PodCgroups.remove(Path.of(r.cgroup()), Duration.ofSeconds(5));
+                Cgroups.remove(Path.of(r.cgroup()), Duration.ofSeconds(5));
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.WARNING, "pod {0}: {1}", r.pod(), e.getMessage());
             }
@@ -210,10 +172,4 @@ final class PodPlumbing {
         return ips.stream().map(IpAddress::toString).toList();
     }
 
-    private void must(String... argv) {
-        CommandResult r = host.run(List.of(argv), "", TIMEOUT);
-        if (!r.ok()) {
-            throw new IllegalStateException(String.join(" ", argv) + ": " + r.errorSummary());
-        }
-    }
 }

@@ -1,5 +1,6 @@
 package io.npmagent.harness.sandbox;
 
+import io.npmagent.harness.process.Cgroups;
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
 import com.google.gson.reflect.TypeToken;
@@ -61,7 +62,7 @@ public final class Sandbox {
         public List<String> command(List<String> argv) {
             List<String> inPod = new ArrayList<>(List.of("ip", "netns", "exec", netns));
             inPod.addAll(argv);
-            return cgroup == null ? inPod : PodCgroups.inside(Path.of(cgroup), inPod);
+            return cgroup == null ? inPod : Cgroups.inside(Path.of(cgroup), inPod);
         }
     }
 

@@ -1,9 +1,10 @@
 package io.npmagent.harness.sandbox;
 
+import io.npmagent.harness.process.Cgroups;
 import io.kubernetes.client.openapi.ApiClient;
 import io.npmagent.harness.controlplane.AgentIdentity;
 import io.npmagent.harness.controlplane.ControlPlane;
-import io.npmagent.harness.process.Logs;
+import io.npmagent.harness.process.Daemon;
 import io.npmagent.agent.source.k8s.ServerDigest;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
 import io.npmagent.dataplane.exec.ProcessRunner;
@@ -34,9 +35,9 @@ public final class SandboxDaemon {
         Sandbox.Spec spec = sandbox.spec();
         String node = sandbox.nodeName();
         ControlPlane cp = ControlPlane.start(sandbox.clusterDir(), SandboxNode.NODE_IPS.get(0));
-        List<Process> agent = new ArrayList<>();
+        List<Daemon> agent = new ArrayList<>();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            agent.forEach(p -> stop(p));
+            agent.forEach(p -> p.stop(Duration.ofSeconds(20)));
             cp.close();
         }, "sandbox-stop"));
         ApiClient admin = cp.admin();
@@ -69,15 +70,14 @@ public final class SandboxDaemon {
                 // The digest before the kubelet's pass: if the pass writes nothing, the node is built for exactly it.
                 String digest = serverDigest.get();
                 boolean quiet = kubelet.sync(last.pods());
-                new NodeStatus(appliedHash, quiet ? digest : "", last.rejected(), agent.get(0).isAlive()).write(sandbox.dir());
+                new NodeStatus(appliedHash, quiet ? digest : "", last.rejected(), agent.get(0).alive()).write(sandbox.dir());
                 // Nothing moved since the pass before: the next full pass in a second, unless the directory changes
                 // first (looked at every 100 ms). A pass is lists and processes, which a benchmark would measure.
                 String pass = hash + " " + digest;
                 idleHash = quiet && pass.equals(lastPass) ? hash : null;
                 lastPass = quiet ? pass : "";
-                if (!agent.get(0).isAlive()) {
-                    LOG.log(System.Logger.Level.ERROR, "the agent exited with {0}; its log:\n{1}", agent.get(0).exitValue(),
-                            Logs.tail(sandbox.dir().resolve("agent.log"), 20));
+                if (!agent.get(0).alive()) {
+                    LOG.log(System.Logger.Level.ERROR, "the agent stopped: {0}", agent.get(0).died());
                     return;
                 }
             } catch (IOException | RuntimeException e) {
@@ -118,30 +118,18 @@ public final class SandboxDaemon {
         return true;
     }
 
-    private static void stop(Process p) {
-        p.destroy();
-        try {
-            if (!p.waitFor(20, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
-    }
-
     /** {@code npm-agent run} for the sandbox's node, as a process of its own, with the sandbox's state directory. */
     static final class AgentRun {
         private AgentRun() {}
 
-        static Process start(Sandbox sandbox, Sandbox.Spec spec, Path kubeconfig) throws IOException {
+        static Daemon start(Sandbox sandbox, Sandbox.Spec spec, Path kubeconfig) throws IOException {
             // The HTTP endpoints on loopback ports of the sandbox's own, so sandboxes side by side never clash.
             Path config = sandbox.dir().resolve("agent-config.json");
             Files.writeString(config, "{\"ListeningAddress\": \"127.0.0.1\", \"ListeningPort\": " + ControlPlane.freePort()
                     + ", \"DebugListeningAddress\": \"127.0.0.1\", \"DebugListeningPort\": " + ControlPlane.freePort() + "}\n");
             var shaping = Sandbox.Shaping.settings(spec.shaping());
             Path cgroup = PodCgroups.of(sandbox); // the pods' processes are below it (PodPlumbing)
-            PodCgroups.create(cgroup);
+            Cgroups.create(cgroup);
             String java = ProcessHandle.current().info().command().orElse("java");
             List<String> argv = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "run",
                     "--kubeconfig", kubeconfig.toString(), "--node", sandbox.nodeName(), "--config", config.toString(),
@@ -156,11 +144,7 @@ public final class SandboxDaemon {
             if (shaping.bbr()) {
                 argv.add("--bbr");
             }
-            return new ProcessBuilder(argv)
-                    .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(sandbox.dir().resolve("agent.log").toFile()))
-                    .redirectErrorStream(true)
-                    .start();
+            return Daemon.of("npm-agent run", sandbox.dir().resolve("agent.log"), argv).start();
         }
     }
 }

@@ -1,5 +1,8 @@
 package io.npmagent.harness.sandbox;
 
+import io.npmagent.harness.node.NetworkNamespace;
+import io.npmagent.harness.process.Cgroups;
+import io.npmagent.harness.process.Daemon;
 import io.npmagent.agent.backend.Backends;
 import io.npmagent.harness.process.Logs;
 import io.npmagent.agent.run.AgentStatus;
@@ -68,10 +71,7 @@ public final class SandboxLifecycle {
         Files.createDirectories(sandbox.dir());
         String node = sandbox.nodeNetns();
         try {
-            must(host, "ip", "netns", "add", node);
-            must(host, "ip", "-n", node, "link", "set", "lo", "up");
-            must(host, "ip", "netns", "exec", node, "sysctl", "-qw", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1",
-                    "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0");
+            NetworkNamespace.create(node).forwarding();
             mountBpffs(sandbox, host);
             if (resolved.equals("bpf") && !Capabilities.bpffsAt(sandbox.bpffs())) {
                 throw new IllegalStateException("the eBPF backend needs a bpffs, and none could be mounted at " + sandbox.bpffs());
@@ -129,14 +129,9 @@ public final class SandboxLifecycle {
         // On the host, not under "ip netns exec": that gives a private mount namespace, where the pod
         // namespaces the daemon creates would be invisible to everyone else. Its kernel commands run in
         // the node namespace instead.
-        List<String> argv = new ArrayList<>(List.of("setsid", java,
-                "-cp", System.getProperty("java.class.path"), "io.npmagent.harness.cli.HarnessMain", "sandbox", "node", "--name", sandbox.name()));
-        ProcessBuilder pb = new ProcessBuilder(argv)
-                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(sandbox.dir().resolve("daemon.log").toFile()))
-                .redirectErrorStream(true);
-        pb.environment().put("NPM_AGENT_SANDBOXES", sandbox.dir().getParent().toString());
-        return pb.start().pid();
+        return Daemon.of("the sandbox's node daemon", sandbox.dir().resolve("daemon.log"), List.of(java,
+                "-cp", System.getProperty("java.class.path"), "io.npmagent.harness.cli.HarnessMain", "sandbox", "node", "--name", sandbox.name()))
+                .env("NPM_AGENT_SANDBOXES", sandbox.dir().getParent().toString()).detached().start().pid();
     }
 
     /** Removes everything of the sandbox that exists; returns what it removed, for the user. */
@@ -165,9 +160,9 @@ public final class SandboxLifecycle {
                 removed.add("network namespace " + ns);
             }
         }
-        Optional<Path> cgroup = PodCgroups.cgroup2Mount().map(m -> PodCgroups.of(sandbox));
+        Optional<Path> cgroup = Cgroups.cgroup2Mount().map(m -> PodCgroups.of(sandbox));
         if (cgroup.isPresent() && Files.isDirectory(cgroup.get())) {
-            PodCgroups.remove(cgroup.get(), Duration.ofSeconds(10));
+            Cgroups.remove(cgroup.get(), Duration.ofSeconds(10));
             removed.add("cgroup " + cgroup.get());
         }
         if (Capabilities.bpffsAt(sandbox.bpffs())) {
@@ -215,10 +210,4 @@ public final class SandboxLifecycle {
         return "\n--- last lines of " + log + " ---\n" + Logs.tail(log, 15);
     }
 
-    private static void must(CommandRunner host, String... argv) {
-        CommandResult r = host.run(List.of(argv), "", TIMEOUT);
-        if (!r.ok()) {
-            throw new IllegalStateException(String.join(" ", argv) + ": " + r.errorSummary());
-        }
-    }
 }

@@ -10,6 +10,7 @@ import io.kubernetes.client.openapi.models.V1NodeStatus;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.npmagent.harness.controlplane.ControlPlane;
 import io.npmagent.harness.controlplane.KubeBinaries;
+import io.npmagent.harness.process.Daemon;
 import io.npmagent.dataplane.exec.CommandResult;
 import io.npmagent.dataplane.exec.CommandRunner;
 import java.io.IOException;
@@ -64,10 +65,11 @@ final class SandboxNode {
     static void startKubeProxy(ControlPlane cp, Path dir, String netns, String node, String mode) throws IOException {
         Path socket = dir.resolve("apiserver.sock");
         Files.deleteIfExists(socket);
-        start(dir.resolve("apiserver-bridge.log"), "setsid", "socat", "UNIX-LISTEN:" + socket + ",fork,mode=600",
-                "TCP:127.0.0.1:" + cp.port());
-        start(dir.resolve("apiserver-bridge.log"), "setsid", "ip", "netns", "exec", netns, "socat",
-                "TCP-LISTEN:" + cp.port() + ",fork,reuseaddr", "UNIX-CONNECT:" + socket);
+        Path bridgeLog = dir.resolve("apiserver-bridge.log");
+        Daemon.of("the API server bridge (host)", bridgeLog, List.of("socat", "UNIX-LISTEN:" + socket + ",fork,mode=600",
+                "TCP:127.0.0.1:" + cp.port())).detached().start();
+        Daemon.of("the API server bridge (node)", bridgeLog, List.of("socat", "TCP-LISTEN:" + cp.port() + ",fork,reuseaddr",
+                "UNIX-CONNECT:" + socket)).inNetns(netns).detached().start();
         Path kubeconfig = cp.certificateKubeconfig("kube-proxy");
         Path config = dir.resolve("kube-proxy.yaml");
         Files.writeString(config, "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n"
@@ -76,23 +78,8 @@ final class SandboxNode {
                 // 0: leave the conntrack table's size alone (a node namespace shares it with the host).
                 + "conntrack:\n  maxPerCore: 0\n"
                 + "metricsBindAddress: 127.0.0.1:10249\nhealthzBindAddress: 127.0.0.1:10256\n");
-        start(dir.resolve("kube-proxy.log"), "setsid", "ip", "netns", "exec", netns, KubeBinaries.binary("kube-proxy").toString(),
-                "--config=" + config, "--v=1");
-    }
-
-    /** Whether kube-proxy has written its rules into the node namespace (its KUBE-SERVICES chain, or its nft table). */
-    static boolean proxyRulesPresent(CommandRunner host, String netns, String mode) {
-        List<String> argv = mode.equals("nftables") ? List.of("ip", "netns", "exec", netns, "nft", "list", "table", "ip", "kube-proxy")
-                : List.of("ip", "netns", "exec", netns, "iptables", "-t", "nat", "-S", "KUBE-SERVICES");
-        return host.run(argv, "", TIMEOUT).ok();
-    }
-
-    private static void start(Path log, String... argv) throws IOException {
-        new ProcessBuilder(argv)
-                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .redirectErrorStream(true)
-                .start();
+        Daemon.of("kube-proxy", dir.resolve("kube-proxy.log"), List.of(KubeBinaries.binary("kube-proxy").toString(),
+                "--config=" + config, "--v=1")).inNetns(netns).detached().start();
     }
 
     private static void must(CommandRunner host, String... argv) {

@@ -91,7 +91,7 @@ class PodCongestionKernelTest {
         String fallback = sysctl(pods.get("b"), "net.ipv4.tcp_congestion_control");
 
         // Every process of a pod is in the pod's cgroup: its server, and what sandbox exec runs.
-        Path mount = PodCgroups.cgroup2Mount().orElseThrow();
+        Path mount = io.npmagent.harness.process.Cgroups.cgroup2Mount().orElseThrow();
         for (Sandbox.PodRecord p : pods.values()) {
             String relative = "/" + mount.relativize(Path.of(p.cgroup()));
             assertThat(Files.readString(Path.of("/proc", Long.toString(p.serverPid()), "cgroup"))).as(p.pod()).contains("0::" + relative + "\n");
