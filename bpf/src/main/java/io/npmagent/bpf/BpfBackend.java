@@ -43,12 +43,22 @@ import java.util.stream.Stream;
 /**
  * The main backend: tc programs on each local pod's host-side interface, judging from pinned maps.
  *
- * <p><b>A batch's fate</b> ({@link #apply}): the {@link BpfModel} takes the batch and renders what
- * every map should hold; {@link LocalPods} places the pods that changed on their interfaces
- * ({@link PodPlacer}); {@link VersionedMaps#commit} writes the copy of the maps packets do not read and
- * flips to it, so a packet never sees half a batch; then {@link Attachments} puts our programs on the
- * interfaces of pods that appeared. A write refused before the flip fails the batch (no packet saw
- * any of it; the model takes the batch back, and the maps are read again at the next call).
+ * <p><b>A batch's atomicity</b> (decided here, in {@link #apply} and {@link VersionedMaps#commit}): a
+ * packet sees all of a batch or none of it. The maps packets read are double-buffered: every key of
+ * {@code npm_endpoints}, {@code npm_local}, {@code npm_ipcache} and {@code npm_policy} carries a copy bit,
+ * and {@code npm_state} says which copy packets read. The {@link BpfModel} takes the batch and renders
+ * what every map should hold; {@link LocalPods} places the pods that changed on their interfaces
+ * ({@link PodPlacer}); {@link VersionedMaps#commit} writes the difference into the copy packets do not
+ * read (one batched write per map, with a per-element fallback) and then flips {@code npm_state} (one
+ * map write): from that instant every packet sees the whole new state, and until it none sees any of
+ * it. Then {@link Attachments} puts our programs on the interfaces of pods that appeared (a refused
+ * attachment leaves that pod unplaced, looked for again, and does not fail the batch). A write refused
+ * before the flip fails the batch: no packet saw any of it, the model takes the batch back, and both
+ * copies are read back at the next call, which writes what the refused write left. The copy left behind
+ * catches up at the next commit, as it becomes the one written, or in idle time
+ * ({@link VersionedMaps#catchUp}). What happens to a refused batch next (part by part, retries) is the
+ * queue's: "A batch's retry and isolation" in {@code dataplane}'s
+ * {@link io.npmagent.dataplane.batch.BatchQueue}.
  *
  * <p><b>Restart.</b> Maps are pinned under the backend's bpffs directory and tc filters stay on their
  * interfaces, so a killed agent leaves enforcement in place. A new one adopts the pinned maps (libbpf
@@ -242,7 +252,7 @@ public final class BpfBackend implements Backend {
         return true;
     }
 
-    /** A batch's fate: rendered, written to the copy packets do not read and flipped to ({@link VersionedMaps#commit}), or taken back whole. */
+    /** Lands the batch whole or takes it back: "A batch's atomicity" above. */
     @Override
     public synchronized void apply(Batch batch) {
         model.apply(batch.delta());

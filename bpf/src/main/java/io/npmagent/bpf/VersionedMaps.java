@@ -22,13 +22,11 @@ import java.util.function.Function;
  * {@code npm_local}, {@code npm_ipcache} and {@code npm_policy} hold two copies each (a version bit in
  * every key); {@code npm_state} says which copy packets read.
  *
- * <p><b>A batch's fate is decided in {@link #commit}</b>: what is wanted is set key by key first; then,
- * if the copy packets read differs from it, the other copy is brought to it (the difference since that
- * copy was last written: one batched write per map) and {@code npm_state} flips (one map write: from
- * then on every packet sees the whole new state). A write refused before the flip leaves the copy
- * packets read as it was; the caller takes the batch back, and the next call reads both copies back
- * before writing. The copy left behind catches up at the next commit, as it
- * becomes the one written, or in idle time ({@link #catchUp}).
+ * <p><b>{@link #commit}</b>: what is wanted is set key by key first; then, if the copy packets read
+ * differs from it, the other copy is brought to it (the difference since that copy was last written:
+ * one batched write per map) and {@code npm_state} flips. A refused write makes both copies unknown:
+ * the next call reads them back before writing. What that makes of a batch: "A batch's atomicity" in
+ * {@link BpfBackend}.
  *
  * <p>What the kernel holds is kept per copy, read back at start and after a refusal; per copy a journal
  * names the keys that may differ from what is wanted since the copy was last written, so a commit

@@ -29,12 +29,12 @@ import java.util.TreeSet;
  * {@code iptables-restore --noflush} per family per batch (plus an {@code ipset restore} of destroys
  * when sets go).
  *
- * <p><b>A batch's fate</b> is decided in {@link NetfilterBackend}; here, {@link #write} writes the
- * difference in order: sets and members, then the chains of both families, then destroys. Each step
- * is believed once it lands, so a refused step leaves the belief true (a refused {@code ipset restore},
- * which applies line by line, is read back). Its inputs cannot be refused for a stale belief (members
- * carry {@code -exist}, a chain is declared before it is written or deleted), so a refusal never reads
- * the kernel back to look for drift: {@link #reconcile} and {@link #quickReconcile} repair that.
+ * <p><b>Writing.</b> {@link #write} writes the difference in order: sets and members, then the chains of
+ * both families, then destroys. Each step is believed once it lands, so a refused step leaves the belief
+ * true (a refused {@code ipset restore}, which applies line by line, is read back). Its inputs cannot be
+ * refused for a stale belief (members carry {@code -exist}, a chain is declared before it is written or
+ * deleted), so a refusal never reads the kernel back to look for drift: {@link #reconcile} and
+ * {@link #quickReconcile} repair that. A batch's atomicity: {@link NetfilterBackend}.
  *
  * <p><b>Restart.</b> The first call reads back the agent's own chains and sets (whatever run made them)
  * and writes only the difference; {@link #uninstall} removes it all.

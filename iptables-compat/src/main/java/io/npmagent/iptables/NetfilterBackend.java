@@ -13,19 +13,23 @@ import java.util.Map;
  * happens to a batch, a reconcile and a refusal. A subclass only reads its kernel objects back and
  * writes the difference the way its tools want.
  *
- * <p><b>A batch's fate</b> ({@link #apply}): the {@link NetfilterModel} takes the batch and says what may
- * have changed; {@link #write} compares exactly that with what the kernel is believed to hold and writes
- * the difference. On a refusal:
+ * <p><b>A batch's atomicity</b> (decided here, in {@link #apply}, for both netfilter backends): a batch
+ * lands whole or is taken back whole. The {@link NetfilterModel} takes the batch and says what may have
+ * changed; {@link #write} compares exactly that with what the kernel is believed to hold and writes the
+ * difference (nft: one transaction, so packets never see part of a batch; iptables: ipset, then each
+ * family's restore, then destroys, so for those milliseconds they may). On a refusal:
  * <ol>
  *   <li>if the kernel no longer holds what was believed (someone edited it by hand, and a stale belief
  *       can make a write fail), it is read back and the batch is tried once more as a full comparison
- *       against what is really there;</li>
+ *       against what is really there; if that lands, so did the batch;</li>
  *   <li>otherwise the model takes the inverse batch and the same comparison runs again over what both
  *       touched: it writes back whatever part of the batch had reached the kernel (nothing, where a write
  *       is one transaction) and frees the names of objects that are gone again. The batch counts as
- *       refused, in the tool's own words.</li>
+ *       refused, in the tool's own words, and the model holds what it held before it.</li>
  * </ol>
- * If even that fails, the next call reads the kernel back and compares everything.
+ * If even that fails, the next call reads the kernel back and compares everything. What happens to the
+ * refused batch next (part by part, retries) is the queue's: "A batch's retry and isolation" in
+ * {@code dataplane}'s {@link io.npmagent.dataplane.batch.BatchQueue}.
  *
  * <p><b>Restart.</b> The first call reads back the agent's objects (whatever run made them) and writes
  * only what differs from the first batch, which holds the whole desired state: nothing is flushed

@@ -6,8 +6,8 @@ package io.npmagent.bpf.libbpf;
  * program, interface or path), the errno and libbpf's text for it ({@code libbpf_strerror}, which also
  * knows libbpf's own codes from 4000 up, such as a verifier rejection).
  *
- * <p>Unchecked: a failed kernel call is handled where a whole batch is retried or isolated, not at
- * every call site.
+ * <p>Unchecked: a failed kernel call is handled where a whole batch is taken back
+ * ({@code BpfBackend#apply}), not at every call site.
  */
 public class BpfException extends RuntimeException {
     private static final long serialVersionUID = 1L;

@@ -46,10 +46,6 @@ public final class PolicyMap {
             return anyProtocol ? ANY_PROTOCOL : ONE_PROTOCOL + portBits;
         }
 
-        public Key withVersion(int v) {
-            return new Key(v, direction, endpoint, identity, anyProtocol, protocol, port, portBits);
-        }
-
         public byte[] encode() {
             ByteBuffer b = Bytes.writer(KEY_SIZE);
             b.putInt(prefixLength()).put((byte) version).put((byte) direction).put(new byte[2]).putInt(endpoint).putInt(identity);

@@ -7,6 +7,8 @@ package io.npmagent.dataplane.backend;
  * throw, the backend's idea of what is applied is as before the batch (it may have to re-read the
  * kernel to know what a failed call left behind, and it repairs that on its next call). Each batch's
  * {@link io.npmagent.dataplane.desired.Change#before() before} values are what the backend has applied.
+ * How each backend keeps this is its "A batch's atomicity" ({@code BpfBackend}, {@code NetfilterBackend});
+ * what happens to a refused batch next is the queue's ({@link io.npmagent.dataplane.batch.BatchQueue}).
  *
  * <p>A pod row may list a policy the backend does not hold (its batch failed and waits for a retry):
  * the pod is then enforced as isolated by the policies it does hold, which fails closed, and the missing

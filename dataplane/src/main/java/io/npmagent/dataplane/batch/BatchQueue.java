@@ -34,12 +34,19 @@ import java.util.function.IntSupplier;
  * ({@code background} off): every {@link #submit} applies its own event, one transaction, before it
  * returns; that is the baseline the benchmarks compare against.
  *
- * <p><b>A batch's fate.</b> Decided in {@link #flushNow}: one {@link Backend#apply} for the whole
- * batch; if the backend refuses it, each part ({@link Batch#units()}, in their dependency order) is
- * applied on its own, so the good parts land and each bad one is isolated. A refused part is logged
- * with the object and the kernel's words, counted ({@code npm_apply_failures_total{kind}}), and put
- * back under any newer change of the same keys, to be retried after a doubling delay
- * ({@link RetryPolicy}); other changes do not wait for it.
+ * <p><b>A batch's retry and isolation</b> (decided here, in {@link #flushNow}; the one place). One
+ * {@link Backend#apply} for the whole batch. Whatever the backend throws is a refusal, never a lost
+ * batch: each part ({@link Batch#units()}, one object's changes, in their dependency order) is then
+ * applied on its own, so the good parts land and each bad one is isolated to its object (a batch of
+ * one part is not tried twice). A refused part is logged with the object and the kernel's words (its
+ * refused input once per distinct error), counted ({@code npm_apply_failures_total{kind}}), and put
+ * back under any newer change of the same keys, to be retried after 1 s, doubling to 5 min
+ * ({@link RetryPolicy}); while it waits, later flushes take only what is due, so other changes do not
+ * wait for it, and a newer change that undoes it ends its retries. An event counts as enforced
+ * ({@code npm_policy_apply_delay_seconds}) once none of its changes waits. Until a refused policy lands,
+ * the pods listing it stay isolated without its allows (the {@link Backend} contract). Whether a
+ * backend lands one {@code apply} whole or not at all is the backend's, not the queue's: "A batch's
+ * atomicity" in {@code BpfBackend} (bpf) and {@code NetfilterBackend} (iptables-compat).
  *
  * <p><b>Threads.</b> {@link #submit} is called by the one model thread; flushes run on the scheduler's
  * one thread (background) or the submitting thread (foreground), never two at once. The backend is

@@ -20,14 +20,6 @@ public record Change<V>(V before, V after) {
         return new Change<>(before.orElse(null), after.orElse(null));
     }
 
-    public Optional<V> oldValue() {
-        return Optional.ofNullable(before);
-    }
-
-    public Optional<V> newValue() {
-        return Optional.ofNullable(after);
-    }
-
     public boolean isRemoval() {
         return after == null;
     }

@@ -73,9 +73,4 @@ final class MembershipTable {
         pending.clear();
         return out;
     }
-
-    /** For diagnostics: the number of (set, identity) pairs. */
-    long size() {
-        return bySet.values().stream().mapToLong(Set::size).sum();
-    }
 }

@@ -557,18 +557,4 @@ public final class PolicyCompiler {
         members.removeSet(set);
         setRows.remove(set);
     }
-
-    /** For diagnostics and benchmarks: sizes of the derived state. */
-    public Map<String, Long> stats() {
-        Map<String, Long> stats = new LinkedHashMap<>();
-        stats.put("namespaces", (long) namespaces.size());
-        stats.put("pods", (long) pods.size());
-        stats.put("policies", (long) policies.size());
-        stats.put("identities", (long) identityRows.view().size());
-        stats.put("addresses", (long) addressRows.view().size());
-        stats.put("peerSets", (long) setRows.view().size());
-        stats.put("memberships", members.size());
-        stats.put("localPods", (long) podRows.view().size());
-        return stats;
-    }
 }

@@ -25,7 +25,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
@@ -545,10 +544,5 @@ public final class NetfilterModel {
 
     public int policyCount() {
         return policies.size();
-    }
-
-    /** Policies held, sorted: for names in comments and status. */
-    public Set<PolicyKey> policyKeys() {
-        return new TreeSet<>(policies.keySet());
     }
 }

@@ -56,11 +56,10 @@ import java.util.TreeSet;
  * ends are not isolated local pods misses both maps and falls off the base chains' {@code accept}
  * policy. Only routed traffic is judged (the forward hook), as with the iptables backend.
  *
- * <p><b>A batch's fate</b> is decided in {@link NetfilterBackend}; here, {@link #write} has
- * {@link NftTable} compare what may have changed with what the kernel holds and writes the difference
- * as one transaction, which the kernel applies whole or not at all. So after a refusal nothing needs
- * writing back; but nft refuses a transaction that deletes what is no longer there, so a refusal
- * first looks whether the table was edited by hand ({@link #kernelDiffersFromBelief}).
+ * <p><b>Writing.</b> {@link #write} has {@link NftTable} compare what may have changed with what the
+ * kernel holds and writes the difference as one {@code nft -f} transaction. nft refuses a transaction
+ * that deletes what is no longer there, so this backend answers {@link #kernelDiffersFromBelief} (was
+ * the table edited by hand?). A batch's atomicity: {@link NetfilterBackend}.
  *
  * <p><b>Restart.</b> The first call reads the table back (whatever run made it) and writes only what
  * differs from the first batch: a table that already matches is not written at all.

@@ -1,6 +1,6 @@
 package io.npmagent.agent.run;
 
-import io.npmagent.agent.source.k8s.Change;
+import io.npmagent.agent.source.k8s.ObjectChange;
 import io.npmagent.agent.source.k8s.KubeSource;
 import io.npmagent.agent.source.k8s.StateDigest;
 import io.npmagent.dataplane.model.ClusterEvent;
@@ -97,9 +97,9 @@ public final class KubeLoop implements ModelLoop {
 
     /** Waits up to {@code wait} for events, applies every one waiting (up to a drain's worth), notes convergence. */
     private void step(Duration wait) throws InterruptedException {
-        Change first = wait.isZero() ? source.events().poll() : source.events().poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+        ObjectChange first = wait.isZero() ? source.events().poll() : source.events().poll(wait.toMillis(), TimeUnit.MILLISECONDS);
         if (first != null) {
-            List<Change> batch = new ArrayList<>();
+            List<ObjectChange> batch = new ArrayList<>();
             batch.add(first);
             source.events().drainTo(batch, DRAIN - 1);
             take(batch).forEach(agent::update);
@@ -126,9 +126,9 @@ public final class KubeLoop implements ModelLoop {
     }
 
     /** The model's events of {@code changes}, after counting every change into the digest. */
-    private List<ClusterEvent> take(List<Change> changes) {
+    private List<ClusterEvent> take(List<ObjectChange> changes) {
         List<ClusterEvent> events = new ArrayList<>(changes.size());
-        for (Change c : changes) {
+        for (ObjectChange c : changes) {
             digest.take(c);
             if (c.event() != null) {
                 events.add(c.event());

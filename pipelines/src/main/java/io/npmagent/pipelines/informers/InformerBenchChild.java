@@ -77,7 +77,7 @@ public final class InformerBenchChild {
             Agent agent = new Agent(new Backends.Chosen(backend, "fake"), BenchCluster.NODE, QueueConfig.DEFAULTS, registry, new Metrics(registry),
                     Duration.ofMinutes(10));
             long t1 = System.nanoTime();
-            List<ClusterEvent> whole = source.wholeStateThenEvents().stream().map(io.npmagent.agent.source.k8s.Change::event)
+            List<ClusterEvent> whole = source.wholeStateThenEvents().stream().map(io.npmagent.agent.source.k8s.ObjectChange::event)
                     .filter(java.util.Objects::nonNull).toList();
             agent.start(whole);
             await(agent::converged);

@@ -17,8 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
  * Pods' bandwidth annotations enforced with real traffic, in one sandbox whose directory changes under
  * it: the client annotated {@code egress-bandwidth: 50M} sends to the server at 50 Mbit/s within 5%
  * (iperf3, one stream, after a warm-up); then only the server annotated {@code ingress-bandwidth: 50M}
- * receives within 5%; then with no annotation the same path carries far more. What iperf3 measures is
- * what arrived at the server.
+ * receives within 5%; then with no annotation the 50M limit is gone (more than twice it: how much more
+ * the path carries is the machine's speed, measured by {@code pipelines/bandwidth}, not asserted). What
+ * iperf3 measures is what arrived at the server. The rates asserted are the product's promise, a
+ * configured limit held, not a benchmark (pipelines/README.md, "Which tests assert a rate").
  */
 @Measures
 class BandwidthKernelTest {
@@ -43,7 +45,7 @@ class BandwidthKernelTest {
 
             BandwidthManifests.write(dir, null, null);
             Convergence.await(Sandbox.named(name), Duration.ofSeconds(60));
-            assertThat(mbit(sandbox)).as("no annotation: no limit").isGreaterThan(500);
+            assertThat(mbit(sandbox)).as("no annotation: the 50M limit is lifted").isGreaterThan(2 * 50);
         }
         assertThat(Sandbox.named(name).namespaces()).as("sandbox down").isEmpty();
     }

@@ -29,10 +29,14 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>Back-pressure: a bulk TCP flow is told to slow down (slowed or held, counted) and retransmits
  *       less than the same flow under the packets-only shaper.</li>
  * </ul>
+ * The two rates asserted are bounds of the configured limit (no more than it and one horizon's burst; not
+ * starved below half of it), the product's promise, not a speed (pipelines/README.md, "Which tests assert
+ * a rate").
  */
 @Measures
 class FlowControlKernelTest {
     private static final String LIMIT = "10M";
+    private static final double LIMIT_MBIT = 10;
 
     @TempDir
     Path dir;
@@ -61,8 +65,9 @@ class FlowControlKernelTest {
 
         double pingPongMbit = on.pingPong().bytes() * 8 / 3e6;
         assertThat(pingPongMbit).as("back-to-back exchanges, protected, stay within the limit and one horizon's burst over 3 s")
-                .isLessThan(10 * (3 + 1) / 3.0);
-        assertThat(on.bulk().bitsPerSecond() / 1e6).as("the bulk flow after them is not starved").isGreaterThan(5);
+                .isLessThan(LIMIT_MBIT * (3 + 1) / 3.0);
+        assertThat(on.bulk().bitsPerSecond() / 1e6).as("the bulk flow after them is not starved: at least half its limit")
+                .isGreaterThan(LIMIT_MBIT / 2);
 
         assertThat(on.counters().slowed() + on.counters().held()).as("back-pressure: TCP told to slow down").isPositive();
         assertThat(on.bulkRetransmits()).as("back-pressure retransmits less than packets only (%d)", off.bulkRetransmits())

@@ -9,8 +9,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Pacing at the socket (bpf lib/pacing.h), the default flow control ({@code protect}), with real
  * sockets in a sandbox on the eBPF backend, the issue's bar: a 50M pod's CUBIC flow from its start
- * averages within 5% of 50 Mbit/s over its first 5 s, with fewer retransmissions than the packets-only
- * shaper (flow control {@code off}) at the same rate, which runs over the limit in the same window.
+ * averages within 5% of 50 Mbit/s over its first 5 s (the limit held from a flow's start: the product's
+ * promise, not a speed), with fewer retransmissions than the packets-only shaper (flow control
+ * {@code off}) at the same rate. How far packets only runs over the limit in that window is a figure
+ * (printed here; measured by {@code pipelines/bandwidth}, its start table), not an assertion.
  * (The cap on an open connection: {@link PacingCapKernelTest}.)
  */
 @Measures
@@ -30,6 +32,5 @@ class PacingKernelTest {
         assertThat(paced.firstSecondsBits() / MBIT).as("paced: the first 5 s, start included").isBetween(47.5, 52.5);
         assertThat(paced.retransmits()).as("paced retransmits fewer than packets only (%d)", packetsOnly.retransmits())
                 .isLessThan(packetsOnly.retransmits());
-        assertThat(packetsOnly.firstSecondsBits() / MBIT).as("packets only: a horizon's burst at the start").isGreaterThan(52.5);
     }
 }

@@ -49,7 +49,7 @@ public final class KubeSource implements AutoCloseable {
     private final SharedIndexInformer<V1Namespace> namespaces;
     private final SharedIndexInformer<V1Pod> pods;
     private final SharedIndexInformer<V1NetworkPolicy> policies;
-    private final BlockingQueue<Change> events = new LinkedBlockingQueue<>();
+    private final BlockingQueue<ObjectChange> events = new LinkedBlockingQueue<>();
     private final Map<ObjectRef, String> problems = new ConcurrentHashMap<>();
     private final AccessDenials denials = new AccessDenials();
     /** Off until the caches have synced: the initial list is taken whole from the caches, not as 100,000 events. */
@@ -99,7 +99,7 @@ public final class KubeSource implements AutoCloseable {
     }
 
     /** Changes as the informers saw them; for the model thread alone to take. */
-    public BlockingQueue<Change> events() {
+    public BlockingQueue<ObjectChange> events() {
         return events;
     }
 
@@ -110,12 +110,12 @@ public final class KubeSource implements AutoCloseable {
      * handler runs after is queued; a change can be both, and an upsert or delete applied twice changes
      * nothing.
      */
-    public List<Change> wholeStateThenEvents() {
+    public List<ObjectChange> wholeStateThenEvents() {
         if (!synced()) {
             throw new IllegalStateException("the informer caches have not synced yet");
         }
         forwarding = true;
-        List<Change> out = new ArrayList<>();
+        List<ObjectChange> out = new ArrayList<>();
         namespaces.getIndexer().list().forEach(n -> add(out, "Namespace", n, this::namespaceUpserted));
         pods.getIndexer().list().forEach(p -> add(out, "Pod", p, this::podUpserted));
         policies.getIndexer().list().forEach(p -> add(out, "NetworkPolicy", p, this::policyUpserted));
@@ -169,14 +169,14 @@ public final class KubeSource implements AutoCloseable {
         return new ClusterEvent.PolicyUpserted(KubeObjects.policy(p));
     }
 
-    private <T extends KubernetesObject> void add(List<Change> out, String kind, T object, Function<T, ClusterEvent> convert) {
-        Change c = convertOrReport(kind, object, convert);
+    private <T extends KubernetesObject> void add(List<ObjectChange> out, String kind, T object, Function<T, ClusterEvent> convert) {
+        ObjectChange c = convertOrReport(kind, object, convert);
         if (c != null) {
             out.add(c);
         }
     }
 
-    private <T extends KubernetesObject> Change convertOrReport(String kind, T object, Function<T, ClusterEvent> convert) {
+    private <T extends KubernetesObject> ObjectChange convertOrReport(String kind, T object, Function<T, ClusterEvent> convert) {
         V1ObjectMeta meta = object.getMetadata();
         if (meta == null || meta.getName() == null) {
             LOG.log(System.Logger.Level.WARNING, "a {0} without metadata.name from the API server, ignored", kind);
@@ -189,11 +189,11 @@ public final class KubeSource implements AutoCloseable {
             if (!kind.equals("Pod")) {
                 problems.remove(ref);
             }
-            return new Change(e, ref(kind, meta), version);
+            return new ObjectChange(e, ref(kind, meta), version);
         } catch (IllegalArgumentException e) {
             // The object stays out of the model; the rest of the cluster keeps working.
             problems.put(ref, ApiSyntax.escapeControls(ref + ": " + e.getMessage()));
-            return new Change(null, ref(kind, meta), version);
+            return new ObjectChange(null, ref(kind, meta), version);
         }
     }
 
@@ -219,13 +219,13 @@ public final class KubeSource implements AutoCloseable {
                 V1ObjectMeta meta = object.getMetadata();
                 if (meta != null && meta.getName() != null) {
                     problems.remove(new ObjectRef(kind, meta.getNamespace(), meta.getName()));
-                    offer(new Change(delete.apply(meta), ref(kind, meta), null));
+                    offer(new ObjectChange(delete.apply(meta), ref(kind, meta), null));
                 }
             }
         };
     }
 
-    private void offer(Change e) {
+    private void offer(ObjectChange e) {
         if (e != null && forwarding) {
             events.add(e);
         }

@@ -81,7 +81,7 @@ public final class ServerDigest {
             }
             for (KubernetesObject o : page.getItems()) {
                 if (o.getMetadata() != null && o.getMetadata().getName() != null) {
-                    digest.take(new Change(null, KubeSource.ref(kind, o.getMetadata()), o.getMetadata().getResourceVersion() == null ? "" : o.getMetadata().getResourceVersion()));
+                    digest.take(new ObjectChange(null, KubeSource.ref(kind, o.getMetadata()), o.getMetadata().getResourceVersion() == null ? "" : o.getMetadata().getResourceVersion()));
                 }
             }
             String next = page.getMetadata() == null ? null : page.getMetadata().getContinue();

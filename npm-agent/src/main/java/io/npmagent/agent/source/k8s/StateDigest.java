@@ -20,7 +20,7 @@ public final class StateDigest {
     private long sum;
 
     /** Takes a change: an upsert sets the object's version, a delete (no version) removes it; a repeat changes nothing. */
-    public void take(Change c) {
+    public void take(ObjectChange c) {
         Long before = c.resourceVersion() == null ? entries.remove(c.ref()) : entries.put(c.ref(), hash(c.ref(), c.resourceVersion()));
         if (before != null) {
             sum -= before;
