@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.bpf.libbpf.NetnsThread;
 import io.npmagent.bpf.libbpf.Rtnetlink;
-import io.npmagent.dataplane.exec.ProcessRunner;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
+import io.npmagent.harness.node.NetworkNamespace;
+import io.npmagent.harness.node.PodLink;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,27 +20,34 @@ import org.junit.jupiter.api.Test;
  * whose node end is a bridge port gets both families.
  */
 class BigTcpKernelTest {
-    private final String tag = "bt" + ProcessHandle.current().pid() % 100000;
-    private final String node = tag + "-node";
-    private final String routed = tag + "-r";
-    private final String bridged = tag + "-b";
+    private NetworkNamespace nodeNs;
+    private NetworkNamespace routedNs;
+    private NetworkNamespace bridgedNs;
+    private String node;
+    private String routed;
+    private String bridged;
 
     @BeforeEach
     void namespaces() {
         KernelTestSupport.require();
-        for (String ns : List.of(node, routed, bridged)) {
-            must(List.of("ip", "netns", "add", ns));
-        }
-        must(List.of("ip", "-n", node, "link", "add", "hr", "type", "veth", "peer", "name", "eth0", "netns", routed));
-        must(List.of("ip", "-n", node, "link", "add", "hb", "type", "veth", "peer", "name", "eth0", "netns", bridged));
-        must(List.of("ip", "-n", node, "link", "add", "br0", "type", "bridge"));
-        must(List.of("ip", "-n", node, "link", "set", "hb", "master", "br0"));
+        nodeNs = NetworkNamespace.forTest("node");
+        routedNs = NetworkNamespace.forTest("r");
+        bridgedNs = NetworkNamespace.forTest("b");
+        node = nodeNs.name();
+        routed = routedNs.name();
+        bridged = bridgedNs.name();
+        PodLink.veth(nodeNs, "hr", routedNs, "eth0");
+        PodLink.veth(nodeNs, "hb", bridgedNs, "eth0");
+        nodeNs.must("ip", "link", "add", "br0", "type", "bridge");
+        nodeNs.must("ip", "link", "set", "hb", "master", "br0");
     }
 
     @AfterEach
     void remove() {
-        for (String ns : List.of(node, routed, bridged)) {
-            ProcessRunner.host().run(List.of("ip", "netns", "del", ns), "", Duration.ofSeconds(10));
+        for (NetworkNamespace ns : new NetworkNamespace[] {nodeNs, routedNs, bridgedNs}) {
+            if (ns != null) {
+                ns.close();
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package io.npmagent.bpf.testing;
 
 import io.npmagent.harness.node.NetworkNamespace;
+import io.npmagent.harness.node.PodLink;
 
 /** Interfaces inside a test's namespace: a veth pair, and an interface's index as that namespace numbers it. */
 public final class Links {
@@ -8,9 +9,7 @@ public final class Links {
 
     /** Adds a veth pair {@code a}/{@code b} to {@code ns}, both up; returns {@code a}'s ifindex. */
     public static int veth(NetworkNamespace ns, String a, String b) {
-        ns.must("ip", "link", "add", a, "type", "veth", "peer", "name", b);
-        ns.must("ip", "link", "set", a, "up");
-        ns.must("ip", "link", "set", b, "up");
+        PodLink.vethWithin(ns, a, b);
         return ifindex(ns, a);
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.npmagent.bpf.libbpf.Capabilities;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
 import io.npmagent.harness.node.NetworkNamespace;
+import io.npmagent.harness.node.PodLink;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,9 +72,7 @@ class ApplyUninstallKernelTest {
         Path bpffs = Files.createDirectories(tmp.resolve("bpffs"));
         KernelTestSupport.must(List.of("mount", "-t", "bpf", "bpf", bpffs.toString()));
         try {
-            ns.must("ip", "link", "add", "veth1", "type", "veth", "peer", "name", "eth0");
-            ns.must("ip", "link", "set", "veth1", "up");
-            ns.must("ip", "link", "set", "eth0", "up");
+            PodLink.vethWithin(ns, "veth1", "eth0");
             ns.must("ip", "route", "add", "10.244.1.10/32", "dev", "veth1");
             CliRun first = CliRun.of("apply", "--manifests", SHOP.toString(), "--backend", "bpf", "--netns", ns.name(),
                     "--bpffs", bpffs.toString());

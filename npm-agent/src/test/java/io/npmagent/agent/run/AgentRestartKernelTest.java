@@ -6,6 +6,9 @@ import io.npmagent.agent.source.manifest.ManifestDirectory;
 import io.npmagent.bpf.libbpf.NetnsThread;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
 import io.npmagent.harness.node.PodNetwork;
+import io.npmagent.harness.process.Await;
+import io.npmagent.harness.process.Daemon;
+import io.npmagent.harness.process.Logs;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -192,13 +195,10 @@ class AgentRestartKernelTest {
 
     private Process startAgent(Path manifests, Path state) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        ProcessBuilder agent = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "run",
+        return Daemon.of("npm-agent run", tmp.resolve("agent.log"), List.of(java, "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "run",
                 "--manifests", manifests.toString(), "--backend", "iptables-legacy", "--netns", net.node().name(),
-                "--state-dir", state.toString(), "--poll-ms", "50")
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(tmp.resolve("agent.log").toFile()));
-        agent.environment().put("XTABLES_LOCKFILE", xtablesLock.toString());
-        return agent.start();
+                "--state-dir", state.toString(), "--poll-ms", "50"))
+                .env("XTABLES_LOCKFILE", xtablesLock.toString()).start().process();
     }
 
     private void awaitConverged(Path state, Path manifests, int policies) throws Exception {
@@ -209,14 +209,20 @@ class AgentRestartKernelTest {
         }, "the agent to converge to " + hash + " with " + policies + " policies");
     }
 
-    private void await(Check check, String what) throws Exception {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
-        while (!check.ok()) {
-            if (!agent.isAlive() || Instant.now().isAfter(deadline)) {
-                throw new AssertionError("gave up waiting for " + what + (agent.isAlive() ? "" : " (the agent exited)") + "\n"
-                        + Files.readString(tmp.resolve("agent.log")));
+    private void await(Check check, String what) {
+        Await.until(Duration.ofSeconds(60), "waiting for " + what, () -> {
+            if (!agent.isAlive()) {
+                throw new Await.Abort("the agent exited while waiting for " + what + "\n" + Logs.tail(tmp.resolve("agent.log"), 60));
             }
-            Thread.sleep(20);
+            return ok(check);
+        }, () -> Logs.tail(tmp.resolve("agent.log"), 60));
+    }
+
+    private static boolean ok(Check check) {
+        try {
+            return check.ok();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 

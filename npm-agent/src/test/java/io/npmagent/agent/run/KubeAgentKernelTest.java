@@ -11,6 +11,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.npmagent.agent.cluster.TestCluster;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
 import io.npmagent.harness.node.PodNetwork;
+import io.npmagent.harness.process.Await;
+import io.npmagent.harness.process.Daemon;
+import io.npmagent.harness.process.Logs;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -171,13 +174,10 @@ class KubeAgentKernelTest {
 
     private Process startAgent(Path kubeconfig, Path config) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "run",
+        return Daemon.of("npm-agent run", tmp.resolve("agent.log"), List.of(java, "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "run",
                 "--kubeconfig", kubeconfig.toString(), "--config", config.toString(), "--netns", net.node().name(), "--bpffs", bpffs.toString(),
-                "--poll-ms", "50")
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(tmp.resolve("agent.log").toFile()));
-        pb.environment().put("NODE_NAME", NODE);
-        return pb.start();
+                "--poll-ms", "50"))
+                .env("NODE_NAME", NODE).start().process();
     }
 
     private HttpResponse<String> get(int onPort, String path) {
@@ -192,15 +192,13 @@ class KubeAgentKernelTest {
         }
     }
 
-    private void await(BooleanSupplier check, String what) throws Exception {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
-        while (!check.getAsBoolean()) {
-            if (!agent.isAlive() || Instant.now().isAfter(deadline)) {
-                throw new AssertionError("gave up waiting for " + what + (agent.isAlive() ? "" : " (the agent exited)") + "\n"
-                        + Files.readString(tmp.resolve("agent.log")));
+    private void await(BooleanSupplier check, String what) {
+        Await.until(Duration.ofSeconds(60), "waiting for " + what, () -> {
+            if (!agent.isAlive()) {
+                throw new Await.Abort("the agent exited while waiting for " + what + "\n" + Logs.tail(tmp.resolve("agent.log"), 60));
             }
-            Thread.sleep(50);
-        }
+            return check.getAsBoolean();
+        }, () -> Logs.tail(tmp.resolve("agent.log"), 60));
     }
 
     private static int freePort() throws IOException {

@@ -1,16 +1,15 @@
 package io.npmagent.pipelines.bench;
 
+import io.npmagent.harness.process.Daemon;
+import io.npmagent.harness.process.Logs;
 import io.npmagent.harness.cli.HarnessMain;
 import io.npmagent.agent.cli.CliRun;
 import io.npmagent.agent.run.AgentStatus;
 import io.npmagent.agent.run.ManifestLoop;
 import io.npmagent.harness.sandbox.Sandbox;
 import io.npmagent.dataplane.exec.CommandResult;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,11 +19,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * One sandbox for one benchmark point, driven through the sandbox's CLI like any other tool, plus the
@@ -42,8 +39,10 @@ public final class BenchSandbox implements AutoCloseable {
 
     private final String name;
     private final Thread hook = new Thread(this::close, "bench-sandbox-down");
-    /** Every process started in the pods and not yet ended: the servers and a running client. */
+    /** Every client started in the pods and not yet ended. */
     private final Set<Process> processes = new LinkedHashSet<>();
+    /** The servers started in the pods, stopped by {@link #close()}. */
+    private final List<Daemon> servers = new ArrayList<>();
     private boolean closed;
 
     private BenchSandbox(String name) {
@@ -135,8 +134,8 @@ public final class BenchSandbox implements AutoCloseable {
     }
 
     /**
-     * Starts {@code argv} in {@code pod}'s network namespace, remembered until it is forgotten or the
-     * sandbox closes; with {@code mergeErrors}, its stderr comes on its stdout.
+     * Starts a client, {@code argv} in {@code pod}'s network namespace, remembered until it is forgotten or
+     * the sandbox closes; with {@code mergeErrors}, its stderr comes on its stdout.
      */
     private synchronized Process start(String pod, List<String> argv, boolean mergeErrors) throws IOException {
         if (closed) {
@@ -164,48 +163,21 @@ public final class BenchSandbox implements AutoCloseable {
     }
 
     /**
-     * Starts a server in {@code pod}'s network namespace and returns once it printed a line containing
-     * {@code ready}; it runs until {@link #close()}. Its later output is read and dropped.
+     * Starts a server in {@code pod}'s network namespace and cgroup and returns once its log has a line
+     * containing {@code ready}; it runs until {@link #close()}. Its log is in the sandbox's directory.
      */
     public void startServer(String pod, List<String> argv, String ready) throws IOException {
-        Process p = start(pod, argv, true);
-        StringBuffer said = new StringBuffer(); // written by the reader, read here
-        CompletableFuture<Boolean> up = CompletableFuture.supplyAsync(() -> {
-            try {
-                BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-                for (String line = out.readLine(); line != null; line = out.readLine()) {
-                    if (said.length() < 2000) {
-                        said.append(line).append('\n');
-                    }
-                    if (line.contains(ready)) {
-                        READERS.execute(() -> drain(out));
-                        return true;
-                    }
-                }
-                return false;
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }, READERS);
-        try {
-            if (!up.get(10, TimeUnit.SECONDS)) {
-                throw new IOException(argv.get(0) + " in " + pod + " exited before it was ready: " + said.toString().strip());
-            }
-        } catch (TimeoutException | ExecutionException e) {
-            throw new IOException(argv.get(0) + " in " + pod + " did not say it was ready: " + said.toString().strip(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
+        Sandbox.PodRecord r = record(pod);
+        Path log = Sandbox.named(name).dir().resolve("bench-" + r.netns() + "-" + servers.size() + ".log");
+        Daemon.Spec spec = Daemon.of(argv.get(0) + " in " + pod, log, argv).inNetns(r.netns());
+        Daemon d = (r.cgroup() == null ? spec : spec.inCgroup(Path.of(r.cgroup()))).start();
+        synchronized (this) {
+            servers.add(d);
         }
-    }
-
-    private static void drain(BufferedReader out) {
         try {
-            while (out.readLine() != null) {
-                // dropped: the servers' reports are the clients' to give
-            }
-        } catch (IOException e) {
-            // the server is gone
+            d.awaitReady(Duration.ofSeconds(10), "says it is ready (" + ready + ")", () -> Logs.tail(log, 50).contains(ready));
+        } catch (IllegalStateException e) {
+            throw new IOException(e.getMessage(), e);
         }
     }
 
@@ -216,6 +188,8 @@ public final class BenchSandbox implements AutoCloseable {
             return;
         }
         closed = true;
+        servers.forEach(d -> d.process().destroy());
+        servers.forEach(d -> d.stop(Duration.ofSeconds(5)));
         for (Process p : processes) {
             p.destroy();
         }

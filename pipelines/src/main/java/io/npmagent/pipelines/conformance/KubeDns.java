@@ -1,5 +1,6 @@
 package io.npmagent.pipelines.conformance;
 
+import io.npmagent.harness.process.Daemon;
 import io.npmagent.harness.controlplane.KubeBinaries;
 import io.npmagent.harness.sandbox.Sandbox;
 import io.npmagent.dataplane.exec.ProcessRunner;
@@ -7,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -41,14 +43,14 @@ final class KubeDns implements AutoCloseable {
     /** The file of the sandbox's manifest directory that holds the namespace, the pod and the Service. */
     static final String FILE = "kube-dns.yaml";
 
-    private final Process process;
+    private final Daemon process;
     private final Path dir;
     private final Thread hook;
 
-    private KubeDns(Process process, Path dir) {
+    private KubeDns(Daemon process, Path dir) {
         this.process = process;
         this.dir = dir;
-        this.hook = new Thread(process::destroyForcibly, "kube-dns-stop");
+        this.hook = new Thread(() -> process.process().destroyForcibly(), "kube-dns-stop");
         Runtime.getRuntime().addShutdownHook(hook);
     }
 
@@ -143,19 +145,13 @@ final class KubeDns implements AutoCloseable {
         Path corefile = dir.resolve("Corefile");
         Path log = dir.resolve("coredns.log");
         Files.writeString(corefile, corefile(bindIp, port), StandardCharsets.UTF_8);
-        List<String> argv = new ArrayList<>(netns == null ? List.of() : List.of("ip", "netns", "exec", netns));
-        argv.addAll(List.of(binary.toString(), "-conf", corefile.toString()));
-        Process p = new ProcessBuilder(argv)
-                .directory(dir.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .redirectErrorStream(true)
-                .start();
+        Daemon.Spec spec = Daemon.of("CoreDNS", log, List.of(binary.toString(), "-conf", corefile.toString()));
+        Daemon p = (netns == null ? spec : spec.inNetns(netns)).start();
         KubeDns dns = new KubeDns(p, dir);
         Instant deadline = Instant.now().plusSeconds(20);
         Dig.Lookup last = null;
         while (Instant.now().isBefore(deadline)) {
-            if (!p.isAlive()) {
+            if (!p.alive()) {
                 break;
             }
             last = Dig.lookup(netns, bindIp, port, NAME, false);
@@ -164,7 +160,7 @@ final class KubeDns implements AutoCloseable {
             }
             sleep(200);
         }
-        String state = p.isAlive() ? "did not answer in 20 s" : "exited " + p.exitValue();
+        String state = p.alive() ? "did not answer in 20 s" : "exited " + p.process().exitValue();
         String said = Files.exists(log) ? tail(Files.readString(log, StandardCharsets.UTF_8), 10) : "";
         dns.close();
         throw new IOException("CoreDNS on " + bindIp + ":" + port + " " + state
@@ -180,15 +176,7 @@ final class KubeDns implements AutoCloseable {
     /** Stops CoreDNS (before the sandbox goes: a namespace with a process in it outlives {@code ip netns del}). */
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        process.stop(Duration.ofSeconds(5));
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException e) {

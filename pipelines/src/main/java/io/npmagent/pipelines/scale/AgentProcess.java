@@ -1,5 +1,8 @@
 package io.npmagent.pipelines.scale;
 
+import io.npmagent.harness.process.Await;
+import io.npmagent.harness.process.Daemon;
+import io.npmagent.harness.process.Logs;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import io.npmagent.pipelines.bench.PromText;
@@ -15,6 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 
 /**
@@ -23,7 +27,7 @@ import java.util.Map;
  * of it: its endpoints (/readyz, /metrics, /debug/state) and, from /proc, its memory and CPU.
  */
 final class AgentProcess implements AutoCloseable {
-    private final Process process;
+    private final Daemon process;
     private final int port;
     private final int debugPort;
     private final Path log;
@@ -62,11 +66,7 @@ final class AgentProcess implements AutoCloseable {
                 "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "run", "--kubeconfig", kubeconfig.toString(),
                 "--config", config.toString(), "--backend", backend, "--netns", netns,
                 "--bpffs", bpffs.toString(), "--poll-ms", "20"));
-        ProcessBuilder pb = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        pb.environment().put("NODE_NAME", node);
-        this.process = pb.start();
+        this.process = Daemon.of("npm-agent run", log, command).env("NODE_NAME", node).start();
     }
 
     long pid() {
@@ -74,17 +74,12 @@ final class AgentProcess implements AutoCloseable {
     }
 
     boolean alive() {
-        return process.isAlive();
+        return process.alive();
     }
 
     /** The last lines the agent wrote, for an error message. */
     String logTail() {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e.getMessage() + ")";
-        }
+        return Logs.tail(log, 30);
     }
 
     boolean ready() {
@@ -182,29 +177,16 @@ final class AgentProcess implements AutoCloseable {
     /** SIGTERM, as the kubelet stops it; SIGKILL if it has not stopped in 30 s. */
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
+        process.stop(Duration.ofSeconds(30));
     }
 
-    /** Waits until {@code check} holds, failing loudly if the agent dies or {@code limit} passes. */
-    void await(java.util.function.BooleanSupplier check, Duration limit, String what) throws InterruptedException {
-        Instant deadline = Instant.now().plus(limit);
-        while (!check.getAsBoolean()) {
+    /** Waits until {@code check} holds, failing loudly if the agent dies or {@code limit} passes; looks every 20 ms (it times convergence). */
+    void await(java.util.function.BooleanSupplier check, Duration limit, String what) {
+        Await.value(limit, Duration.ofMillis(20), what, () -> {
             if (!alive()) {
-                throw new IllegalStateException("the agent exited while waiting for " + what + ":\n" + logTail());
+                throw new Await.Abort("the agent exited while waiting for " + what + ":\n" + logTail());
             }
-            if (Instant.now().isAfter(deadline)) {
-                throw new IllegalStateException("gave up after " + limit.toSeconds() + " s waiting for " + what + ":\n" + logTail());
-            }
-            Thread.sleep(20);
-        }
+            return check.getAsBoolean() ? Optional.of(true) : Optional.empty();
+        }, this::logTail);
     }
-
 }

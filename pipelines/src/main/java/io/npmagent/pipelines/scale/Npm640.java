@@ -18,6 +18,9 @@ import io.npmagent.dataplane.model.Protocol;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.npmagent.dataplane.exec.CommandResult;
 import io.npmagent.dataplane.exec.ProcessRunner;
+import io.npmagent.harness.node.Bpffs;
+import io.npmagent.harness.node.NetworkNamespace;
+import io.npmagent.harness.node.PodLink;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * NPM's background-batching scenario: {@code n} services of two pods each, one NetworkPolicy per
@@ -44,10 +48,10 @@ public final class Npm640 {
 
     public static ScaleResult run(String backendName, boolean background, int services) {
         String netns = "npm640-" + ProcessHandle.current().pid() + "-" + backendName.replace("iptables-", "i") + (background ? "b" : "f");
-        must(List.of("ip", "netns", "add", netns));
+        NetworkNamespace node = NetworkNamespace.create(netns);
         Path bpffs = null;
         try {
-            ProcessRunner inside = ProcessRunner.inNamespace(netns);
+            ProcessRunner inside = node.runner();
             List<KubeProxyRules.Service> svc = new ArrayList<>();
             for (int i = 0; i < services; i++) {
                 svc.add(new KubeProxyRules.Service("bench/svc-" + i, clusterIp(i), List.of(podIp(2 * i), podIp(2 * i + 1))));
@@ -58,8 +62,11 @@ public final class Npm640 {
                 throw new IllegalStateException("cannot install the kube-proxy background: " + bg.errorSummary());
             }
             if (backendName.equals("bpf")) {
-                bpffs = mountBpffs(netns);
-                podInterfaces(inside, 2 * services);
+                // Never the host's /sys/fs/bpf.
+                bpffs = Bpffs.mount(Path.of("/run/npm-agent", netns + "-bpffs"), "npm640");
+                // An interface and a host route for each pod, as a routed CNI leaves them, so the eBPF backend
+                // finds the pods and attaches its programs (in the untimed first batch), as on a node.
+                PodLink.placeholders(node, "pod", IntStream.range(0, 2 * services).mapToObj(Npm640::podIp).toList());
             }
 
             Metrics metrics = new Metrics(new PrometheusRegistry());
@@ -101,37 +108,10 @@ public final class Npm640 {
                         sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1), backend.transactions());
             }
         } finally {
-            ProcessRunner.host().run(List.of("ip", "netns", "del", netns), "", Duration.ofSeconds(30));
+            node.close();
             if (bpffs != null) {
-                ProcessRunner.host().run(List.of("umount", bpffs.toString()), "", Duration.ofSeconds(30));
-                ProcessRunner.host().run(List.of("rmdir", bpffs.toString()), "", Duration.ofSeconds(30));
+                Bpffs.unmount(bpffs);
             }
-        }
-    }
-
-    /** A bpffs of the run's own (never the host's /sys/fs/bpf), for the eBPF backend's pins. */
-    private static Path mountBpffs(String netns) {
-        Path dir = Path.of("/run/npm-agent", netns + "-bpffs");
-        must(List.of("mkdir", "-p", dir.toString()));
-        must(List.of("mount", "-t", "bpf", "npm640", dir.toString()));
-        return dir;
-    }
-
-    /**
-     * An interface and a host route for each pod, as a routed CNI leaves them, so the eBPF backend
-     * finds the pods and attaches its programs (in the untimed first batch), as on a node.
-     */
-    private static void podInterfaces(ProcessRunner inside, int pods) {
-        StringBuilder batch = new StringBuilder();
-        for (int k = 0; k < pods; k++) {
-            batch.append("link add pod").append(k).append(" type veth peer name eth").append(k).append('\n');
-            batch.append("link set pod").append(k).append(" up\n");
-            batch.append("link set eth").append(k).append(" up\n");
-            batch.append("route add ").append(podIp(k)).append("/32 dev pod").append(k).append('\n');
-        }
-        CommandResult r = inside.run(List.of("ip", "-batch", "-"), batch.toString(), Duration.ofMinutes(5));
-        if (!r.ok()) {
-            throw new IllegalStateException("cannot create the pods' interfaces: " + r.errorSummary());
         }
     }
 
@@ -174,10 +154,4 @@ public final class Npm640 {
         return "10.96." + (i / 250) + "." + (i % 250 + 1);
     }
 
-    private static void must(List<String> argv) {
-        CommandResult r = ProcessRunner.host().run(argv, "", Duration.ofSeconds(30));
-        if (!r.ok()) {
-            throw new IllegalStateException(String.join(" ", argv) + ": " + r.errorSummary());
-        }
-    }
 }

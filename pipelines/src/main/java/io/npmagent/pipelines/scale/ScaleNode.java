@@ -1,8 +1,10 @@
 package io.npmagent.pipelines.scale;
 
 import io.npmagent.bpf.libbpf.NetnsThread;
-import io.npmagent.dataplane.exec.CommandResult;
-import io.npmagent.dataplane.exec.ProcessRunner;
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.harness.node.Bpffs;
+import io.npmagent.harness.node.NetworkNamespace;
+import io.npmagent.harness.node.PodLink;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -23,36 +25,26 @@ import java.util.List;
  */
 final class ScaleNode implements AutoCloseable {
     static final int PROBE_PORT = 8080;
-    private static final Duration TIMEOUT = Duration.ofMinutes(2);
 
-    private final String node;
-    private final String client;
-    private final String server;
+    private final NetworkNamespace node;
+    private final List<NetworkNamespace> pods = new ArrayList<>();
     private final Path bpffs;
-    private final ProcessRunner host = ProcessRunner.host();
-    private final List<String> made = new ArrayList<>();
     private ServerSocket listener;
     private Thread acceptor;
     private NetnsThread clientThread;
 
     /** @param localPodIps the addresses of the local pods that get an interface (not the two probe pods) */
     ScaleNode(String name, List<String> localPodIps, String clientIp, String serverIp) {
-        this.node = name + "-node";
-        this.client = name + "-client";
-        this.server = name + "-server";
+        this.node = NetworkNamespace.create(name + "-node").forwarding();
+        // Never the host's /sys/fs/bpf.
         this.bpffs = Path.of("/run/npm-agent", name + "-bpffs");
         try {
-            must("ip", "netns", "add", node);
-            made.add(node);
-            must("ip", "netns", "exec", node, "sysctl", "-qw", "net.ipv4.ip_forward=1");
-            must("ip", "-n", node, "link", "set", "lo", "up");
-            must("mkdir", "-p", bpffs.toString());
-            must("mount", "-t", "bpf", "scale", bpffs.toString());
-            pseudoPods(localPodIps);
-            realPod(client, "vcl", clientIp);
-            realPod(server, "vsv", serverIp);
-            startListener(serverIp);
-            clientThread = NetnsThread.enter(client);
+            Bpffs.mount(bpffs, "scale");
+            PodLink.placeholders(node, "l", localPodIps);
+            NetworkNamespace client = realPod(name + "-client", "vcl", clientIp);
+            NetworkNamespace server = realPod(name + "-server", "vsv", serverIp);
+            startListener(server.name(), serverIp);
+            clientThread = NetnsThread.enter(client.name());
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -60,7 +52,7 @@ final class ScaleNode implements AutoCloseable {
     }
 
     String netns() {
-        return node;
+        return node.name();
     }
 
     Path bpffs() {
@@ -79,36 +71,15 @@ final class ScaleNode implements AutoCloseable {
         });
     }
 
-    private void pseudoPods(List<String> ips) {
-        StringBuilder batch = new StringBuilder();
-        for (int k = 0; k < ips.size(); k++) {
-            batch.append("link add lp").append(k).append(" type veth peer name lq").append(k).append('\n');
-            batch.append("link set lp").append(k).append(" up\n");
-            batch.append("link set lq").append(k).append(" up\n");
-            batch.append("route add ").append(ips.get(k)).append("/32 dev lp").append(k).append('\n');
-        }
-        CommandResult r = ProcessRunner.inNamespace(node).run(List.of("ip", "-batch", "-"), batch.toString(), TIMEOUT);
-        if (!r.ok()) {
-            throw new IllegalStateException("cannot create the local pods' interfaces: " + r.errorSummary());
-        }
+    /** A pod as the sandbox builds one: routed, its address a /32 behind a veth to the node. */
+    private NetworkNamespace realPod(String name, String veth, String ip) {
+        NetworkNamespace pod = NetworkNamespace.create(name);
+        pods.add(pod);
+        PodLink.routed(node, veth, pod, List.of(IpAddress.parse(ip)));
+        return pod;
     }
 
-    /** A pod as the sandbox builds one: its namespace, a veth to the node, a /32 and a default route via 169.254.1.1. */
-    private void realPod(String ns, String veth, String ip) {
-        must("ip", "netns", "add", ns);
-        made.add(ns);
-        must("ip", "-n", ns, "link", "set", "lo", "up");
-        must("ip", "-n", node, "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns);
-        must("ip", "-n", ns, "addr", "add", ip + "/32", "dev", "eth0");
-        must("ip", "-n", ns, "link", "set", "eth0", "up");
-        must("ip", "-n", node, "addr", "add", "169.254.1.1/32", "dev", veth);
-        must("ip", "-n", node, "link", "set", veth, "up");
-        must("ip", "-n", ns, "route", "add", "169.254.1.1", "dev", "eth0", "scope", "link");
-        must("ip", "-n", ns, "route", "add", "default", "via", "169.254.1.1", "dev", "eth0");
-        must("ip", "-n", node, "route", "add", ip + "/32", "dev", veth);
-    }
-
-    private void startListener(String ip) {
+    private void startListener(String server, String ip) {
         try (NetnsThread inServer = NetnsThread.enter(server)) {
             listener = inServer.call(() -> new ServerSocket(PROBE_PORT, 512, InetAddress.getByName(ip)));
         } catch (Exception e) {
@@ -139,18 +110,10 @@ final class ScaleNode implements AutoCloseable {
             if (clientThread != null) {
                 clientThread.close();
             }
-            for (String ns : made) {
-                host.run(List.of("ip", "netns", "del", ns), "", TIMEOUT);
-            }
-            host.run(List.of("umount", bpffs.toString()), "", TIMEOUT);
-            host.run(List.of("rmdir", bpffs.toString()), "", TIMEOUT);
+            pods.forEach(NetworkNamespace::close);
+            node.close();
+            Bpffs.unmount(bpffs);
         }
     }
 
-    private void must(String... argv) {
-        CommandResult r = host.run(List.of(argv), "", TIMEOUT);
-        if (!r.ok()) {
-            throw new IllegalStateException(String.join(" ", argv) + ": " + r.errorSummary());
-        }
-    }
 }

@@ -26,6 +26,13 @@ public final class PodLink {
         NetworkNamespace.host("ip", "link", "add", nodeSide, "netns", node.name(), "type", "veth", "peer", "name", podSide, "netns", pod.name());
     }
 
+    /** A veth pair with both ends in {@code ns} ({@code a} and {@code b}), both up: an interface to attach to, with no pod behind it. */
+    public static void vethWithin(NetworkNamespace ns, String a, String b) {
+        ns.must("ip", "link", "add", a, "type", "veth", "peer", "name", b);
+        ns.must("ip", "link", "set", a, "up");
+        ns.must("ip", "link", "set", b, "up");
+    }
+
     /**
      * The routed layout on a new veth pair ({@code nodeSide}, and {@code eth0} in the pod): the pod's
      * {@code ips}, its default routes through the node, and a route in the node to each of {@code nodeRoutes}

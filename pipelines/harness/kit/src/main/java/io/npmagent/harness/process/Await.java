@@ -9,8 +9,9 @@ import java.util.function.Supplier;
 /**
  * Waiting for something to become true, every wait of the harness: polls a condition until it holds or
  * the time is up, then fails naming what it waited for and, when asked, why it is not there yet (a
- * process's log, the last state seen). A condition that throws counts as not yet: a server that is still
- * starting refuses connections.
+ * process's log, the last state seen). A condition that throws counts as not yet (a server that is still
+ * starting refuses connections), except with {@link Abort}: the thing waited for can no longer come (its
+ * process exited), and waiting on would only hide why.
  */
 public final class Await {
     private static final Duration POLL = Duration.ofMillis(50);
@@ -26,6 +27,15 @@ public final class Await {
         }
     }
 
+    /** Thrown by a condition that knows it will never hold: ends the wait at once. */
+    public static final class Abort extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        public Abort(String message) {
+            super(message);
+        }
+    }
+
     /** Waits until {@code done} holds, at most {@code timeout}. */
     public static void until(Duration timeout, String what, BooleanSupplier done) {
         until(timeout, what, done, () -> "");
@@ -38,6 +48,14 @@ public final class Await {
 
     /** Waits until {@code probe} has a value, and returns it. */
     public static <T> T value(Duration timeout, String what, Supplier<Optional<T>> probe, Supplier<String> why) {
+        return value(timeout, POLL, what, probe, why);
+    }
+
+    /**
+     * As {@link #value(Duration, String, Supplier, Supplier)}, looking every {@code poll}: a wait that is also a
+     * measurement (the scale pipeline's time to converge) looks more often than the default 50 ms.
+     */
+    public static <T> T value(Duration timeout, Duration poll, String what, Supplier<Optional<T>> probe, Supplier<String> why) {
         Instant deadline = Instant.now().plus(timeout);
         RuntimeException last = null;
         while (true) {
@@ -46,6 +64,8 @@ public final class Await {
                 if (v.isPresent()) {
                     return v.get();
                 }
+            } catch (Abort e) {
+                throw e;
             } catch (RuntimeException e) {
                 last = e;
             }
@@ -54,7 +74,7 @@ public final class Await {
                 throw new TimedOut(what + ": not after " + timeout.toSeconds() + " s"
                         + (last != null ? " (last: " + last.getMessage() + ")" : "") + (reason.isEmpty() ? "" : "; " + reason), last);
             }
-            sleep(POLL);
+            sleep(poll);
         }
     }
 

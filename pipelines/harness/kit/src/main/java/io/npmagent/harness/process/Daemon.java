@@ -151,7 +151,7 @@ public final class Daemon {
     public Daemon awaitReady(Duration timeout, String what, java.util.function.BooleanSupplier ready) {
         Await.until(timeout, name + ": " + what, () -> {
             if (!process.isAlive()) {
-                throw new IllegalStateException(died());
+                throw new Await.Abort(died());
             }
             return ready.getAsBoolean();
         }, this::died);
