@@ -47,8 +47,36 @@ public final class NetworkNamespace implements AutoCloseable {
      * pid keeps parallel test JVMs and a crashed run's leftovers apart.
      */
     public static NetworkNamespace forTest(String label) {
+        if (SWEPT.compareAndSet(false, true)) {
+            sweepLeftovers();
+        }
         String name = "npmt-" + ProcessHandle.current().pid() + "-" + COUNTER.incrementAndGet() + "-" + label;
         return create(name.length() > 31 ? name.substring(0, 31) : name);
+    }
+
+    private static final java.util.concurrent.atomic.AtomicBoolean SWEPT = new java.util.concurrent.atomic.AtomicBoolean();
+    private static final java.util.regex.Pattern TEST_NAME = java.util.regex.Pattern.compile("npmt-(\\d+)-.*");
+
+    /**
+     * Deletes the test namespaces a killed run left (named {@code npmt-<pid>-...} for a pid that no longer
+     * runs); {@link #forTest} does it once per JVM. A live JVM's namespaces, a parallel fork's included,
+     * are never touched.
+     */
+    static List<String> sweepLeftovers() {
+        List<String> removed = new ArrayList<>();
+        java.io.File[] names = new java.io.File("/run/netns").listFiles();
+        for (java.io.File f : names == null ? new java.io.File[0] : names) {
+            java.util.regex.Matcher m = TEST_NAME.matcher(f.getName());
+            if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).map(h -> !h.isAlive()).orElse(true)) {
+                existing(f.getName()).close();
+                removed.add(f.getName());
+            }
+        }
+        if (!removed.isEmpty()) {
+            System.getLogger(NetworkNamespace.class.getName()).log(System.Logger.Level.INFO,
+                    "removed {0} network namespaces a killed test run left: {1}", removed.size(), removed);
+        }
+        return removed;
     }
 
     /** One that exists already (made by an earlier process of the harness), to run commands in or delete. */
