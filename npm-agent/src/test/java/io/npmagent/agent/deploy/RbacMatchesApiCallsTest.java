@@ -2,6 +2,7 @@ package io.npmagent.agent.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.npmagent.harness.process.Await;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -187,13 +188,7 @@ class RbacMatchesApiCallsTest {
         t.start();
     }
 
-    private static void await(BooleanSupplier done, String what) throws InterruptedException {
-        Instant deadline = Instant.now().plusSeconds(60);
-        while (!done.getAsBoolean()) {
-            if (Instant.now().isAfter(deadline)) {
-                throw new AssertionError("gave up waiting for " + what);
-            }
-            Thread.sleep(50);
-        }
+    private static void await(BooleanSupplier done, String what) {
+        Await.until(Duration.ofSeconds(60), what, done);
     }
 }

@@ -2,6 +2,7 @@ package io.npmagent.agent.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.npmagent.harness.process.Await;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -21,7 +22,6 @@ import io.npmagent.agent.backend.Backends;
 import io.npmagent.agent.source.k8s.KubeObjects;
 import io.npmagent.agent.source.k8s.KubeSource;
 import io.npmagent.agent.source.k8s.ServerDigest;
-import io.npmagent.harness.controlplane.ControlPlane;
 import io.npmagent.agent.cluster.TestCluster;
 import io.npmagent.dataplane.backend.FakeBackend;
 import io.npmagent.dataplane.batch.QueueConfig;
@@ -256,16 +256,16 @@ class KubeLoopApiServerTest {
                 .as("one event for one failure, however often it is retried").hasSize(1);
     }
 
-    private void awaitConverged() throws Exception {
-        Instant deadline = Instant.now().plusSeconds(30);
-        while (Instant.now().isBefore(deadline)) {
+    private void awaitConverged() {
+        Await.until(Duration.ofSeconds(30), "the agent to apply what the server holds", () -> {
             AgentStatus s = loop.latest();
-            if (s != null && s.appliedGeneration() > 0 && s.appliedGeneration() == s.seenGeneration() && source().equals(expected())
-                    && s.appliedHash().equals(ServerDigest.of(cluster.controlPlane().admin()))) {
-                return;
+            try {
+                return s != null && s.appliedGeneration() > 0 && s.appliedGeneration() == s.seenGeneration() && source().equals(expected())
+                        && s.appliedHash().equals(ServerDigest.of(cluster.controlPlane().admin()));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
             }
-            Thread.sleep(50);
-        }
+        }, () -> "last status: " + loop.latest());
     }
 
     private CanonicalState source() {

@@ -1,11 +1,8 @@
 package io.npmagent.pipelines.bandwidth;
 
+import io.npmagent.harness.node.NetworkNamespace;
 import io.npmagent.harness.sandbox.Sandbox;
-import io.npmagent.dataplane.exec.CommandResult;
-import io.npmagent.dataplane.exec.ProcessRunner;
 import java.io.IOException;
-import java.time.Duration;
-import java.util.List;
 
 /**
  * The CNI bandwidth plugin's egress shaping, on a sandbox pod: what the pod sends arrives at the
@@ -34,19 +31,13 @@ final class TbfShaper {
                 .orElseThrow(() -> new IOException("sandbox " + sandbox + " has no pod " + pod));
         String veth = "veth" + index;
         String ifb = "ifb" + index;
-        ProcessRunner node = ProcessRunner.inNamespace(s.nodeNetns());
-        must(node, "ip", "link", "add", ifb, "type", "ifb");
-        must(node, "ip", "link", "set", ifb, "up");
-        must(node, "tc", "qdisc", "add", "dev", ifb, "root", "tbf", "rate", bitsPerSecond + "bit", "burst",
+        NetworkNamespace node = NetworkNamespace.existing(s.nodeNetns());
+        node.must("ip", "link", "add", ifb, "type", "ifb");
+        node.must("ip", "link", "set", ifb, "up");
+        node.must("tc", "qdisc", "add", "dev", ifb, "root", "tbf", "rate", bitsPerSecond + "bit", "burst",
                 Long.toString(burstBytes(bitsPerSecond)), "latency", LATENCY_MS + "ms");
-        must(node, "tc", "filter", "add", "dev", veth, "ingress", "prio", "2", "u32", "match", "u32", "0", "0",
+        node.must("tc", "filter", "add", "dev", veth, "ingress", "prio", "2", "u32", "match", "u32", "0", "0",
                 "action", "mirred", "egress", "redirect", "dev", ifb);
     }
 
-    private static void must(ProcessRunner node, String... argv) throws IOException {
-        CommandResult r = node.run(List.of(argv), "", Duration.ofSeconds(30));
-        if (!r.ok()) {
-            throw new IOException("TBF set-up: " + String.join(" ", argv) + ": " + r.errorSummary());
-        }
-    }
 }

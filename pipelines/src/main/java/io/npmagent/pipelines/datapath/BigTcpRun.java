@@ -1,6 +1,5 @@
 package io.npmagent.pipelines.datapath;
 
-import io.npmagent.harness.sandbox.Sandbox;
 import io.npmagent.bpf.libbpf.NetnsThread;
 import io.npmagent.bpf.libbpf.Rtnetlink;
 import io.npmagent.dataplane.bandwidth.BandwidthAnnotations;

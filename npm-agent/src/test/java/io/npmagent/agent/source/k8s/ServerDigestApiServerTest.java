@@ -2,6 +2,10 @@ package io.npmagent.agent.source.k8s;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.npmagent.harness.process.Await;
+import java.io.IOException;
+import java.util.Optional;
+import java.time.Duration;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.kubernetes.client.openapi.ApiClient;
@@ -43,14 +47,15 @@ class ServerDigestApiServerTest {
     }
 
     /** A delete returns before the object is gone from every list: the digest moves once it is. */
-    private static String awaitChange(ServerDigest.Cached cached, String from) throws Exception {
-        for (int i = 0; i < 100; i++) {
-            String now = cached.get();
-            if (!now.equals(from)) {
-                return now;
-            }
-            Thread.sleep(50);
+    private static String awaitChange(ServerDigest.Cached cached, String from) {
+        return Await.value(Duration.ofSeconds(5), "the digest to change", () -> Optional.of(get(cached)).filter(now -> !now.equals(from)), () -> "");
+    }
+
+    private static String get(ServerDigest.Cached cached) {
+        try {
+            return cached.get();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
-        throw new AssertionError("the digest did not change within 5 s");
     }
 }

@@ -1,7 +1,6 @@
 package io.npmagent.harness.cli;
 
 import picocli.CommandLine;
-import io.npmagent.agent.cli.ExitCodes;
 import io.npmagent.agent.cli.Main;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

@@ -4,7 +4,6 @@ import io.npmagent.harness.sandbox.SandboxDaemon;
 import java.io.IOException;
 import java.util.concurrent.Callable;
 import io.npmagent.agent.cli.ExitCodes;
-import io.npmagent.agent.cli.Main;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 

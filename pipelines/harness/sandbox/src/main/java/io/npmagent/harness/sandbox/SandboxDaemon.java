@@ -1,5 +1,6 @@
 package io.npmagent.harness.sandbox;
 
+import io.npmagent.harness.node.NetworkNamespace;
 import io.npmagent.harness.process.Cgroups;
 import io.kubernetes.client.openapi.ApiClient;
 import io.npmagent.harness.controlplane.AgentIdentity;
@@ -14,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The process {@code sandbox up} leaves running: a node of a real cluster. It starts the control plane
@@ -44,7 +44,7 @@ public final class SandboxDaemon {
         SandboxNode.register(admin, node);
         AgentIdentity.applyRbac(admin);
         Path agentKubeconfig = AgentIdentity.kubeconfig(cp);
-        SandboxNode.addresses(ProcessRunner.host(), sandbox.nodeNetns());
+        SandboxNode.addresses(NetworkNamespace.existing(sandbox.nodeNetns()));
         SandboxNode.startKubeProxy(cp, sandbox.dir(), sandbox.nodeNetns(), node, spec.kubeProxyMode());
         LOG.log(System.Logger.Level.INFO, "cluster up: kube-apiserver {0} at {1} in {2} ms; node {3}; kube-proxy in {4} mode",
                 cp.version(), cp.server(), cp.startup().toMillis(), node, spec.kubeProxyMode());

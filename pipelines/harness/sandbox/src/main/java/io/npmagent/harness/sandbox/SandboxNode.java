@@ -1,5 +1,6 @@
 package io.npmagent.harness.sandbox;
 
+import io.npmagent.harness.node.NetworkNamespace;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
@@ -11,8 +12,6 @@ import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.npmagent.harness.controlplane.ControlPlane;
 import io.npmagent.harness.controlplane.KubeBinaries;
 import io.npmagent.harness.process.Daemon;
-import io.npmagent.dataplane.exec.CommandResult;
-import io.npmagent.dataplane.exec.CommandRunner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,9 +55,9 @@ final class SandboxNode {
     }
 
     /** The node's addresses, on the node namespace's loopback (no dummy interfaces in every kernel; lo is always there). */
-    static void addresses(CommandRunner host, String netns) {
-        must(host, "ip", "-n", netns, "addr", "add", NODE_IPS.get(0) + "/32", "dev", "lo");
-        must(host, "ip", "-n", netns, "-6", "addr", "add", NODE_IPS.get(1) + "/128", "dev", "lo", "nodad");
+    static void addresses(NetworkNamespace node) {
+        node.must("ip", "addr", "add", NODE_IPS.get(0) + "/32", "dev", "lo");
+        node.must("ip", "-6", "addr", "add", NODE_IPS.get(1) + "/128", "dev", "lo", "nodad");
     }
 
     /** Starts the socat pair and kube-proxy ({@code mode}: iptables or nftables); their logs go to {@code dir}. */
@@ -82,10 +81,4 @@ final class SandboxNode {
                 "--config=" + config, "--v=1")).inNetns(netns).detached().start();
     }
 
-    private static void must(CommandRunner host, String... argv) {
-        CommandResult r = host.run(List.of(argv), "", TIMEOUT);
-        if (!r.ok()) {
-            throw new IllegalStateException(String.join(" ", argv) + ": " + r.errorSummary());
-        }
-    }
 }
