@@ -1,4 +1,4 @@
-package io.npmagent.pipelines.cluster;
+package io.npmagent.harness.cluster;
 
 import io.npmagent.harness.controlplane.ControlPlane;
 import java.nio.file.Path;
@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
 /**
  * The control plane of {@code pipelines/cluster}'s one-node cluster: etcd, kube-apiserver (RBAC and
  * Node authorization), kube-controller-manager with every default controller, and kube-scheduler, all
- * started in the node's namespaces (the script runs this there). It returns once the API server is
+ * started in the node's namespaces ({@link ControlPlaneStep} runs this there). It returns once the API server is
  * ready and the controller manager works, leaving the processes running (their command lines name
  * {@code --dir}, and they sit in the cluster's cgroup, which is how {@code down} stops them). It writes
  * {@code admin.kubeconfig}, {@code kubelet.kubeconfig} and {@code kube-proxy.kubeconfig} into {@code --dir}

@@ -1,0 +1,109 @@
+package io.npmagent.harness.cluster;
+
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * {@code pipelines/cluster}: a one-node Kubernetes cluster on this machine, every part upstream's, in
+ * namespaces of its own (the package's javadoc says how it is laid out).
+ */
+public final class ClusterMain {
+    static final String USAGE = """
+            pipelines/cluster up [--backend B]   start it (and, with --backend, deploy npm-agent/deploy/ on backend B)
+            pipelines/cluster down               stop it and remove everything it made (its state, cgroups, namespaces)
+            pipelines/cluster kubeconfig         print the admin kubeconfig's path (kubectl --kubeconfig "$(pipelines/cluster kubeconfig)")
+            pipelines/cluster exec CMD...        run CMD inside the node (its network and mount namespaces)
+            pipelines/cluster agent --backend B  (re)deploy npm-agent/deploy/ as shipped, its ConfigMap's Backend set to B (auto: as shipped)
+            pipelines/cluster agent-config KEY JSON   set one key of the agent's ConfigMap (Toggles.NetPolInBackground false)
+            pipelines/cluster ctr ARGS...        containerd's ctr on the node's containerd, namespace k8s.io (images tag A B)
+            Environment: NPM_AGENT_CLUSTER_NAME, NPM_AGENT_CLUSTER_PORT, NPM_AGENT_CLUSTER_DIR, NPM_AGENT_UPSTREAM_CACHE.
+            """;
+
+    private ClusterMain() {}
+
+    public static void main(String[] args) {
+        try {
+            System.exit(run(List.of(args)));
+        } catch (Exception e) {
+            System.err.println("cluster: " + (e.getMessage() != null ? e.getMessage() : e));
+            System.exit(1);
+        }
+    }
+
+    static int run(List<String> args) throws Exception {
+        if (args.isEmpty()) {
+            return usage();
+        }
+        ClusterConfig config = ClusterConfig.fromEnv(System.getenv());
+        List<String> rest = args.subList(1, args.size());
+        switch (args.get(0)) {
+            case "up" -> {
+                Optional<String> backend = Optional.empty();
+                for (int i = 0; i < rest.size(); i++) {
+                    if (rest.get(i).equals("--backend") && i + 1 < rest.size()) {
+                        backend = Optional.of(rest.get(++i));
+                    } else {
+                        throw new IllegalArgumentException("unknown option " + rest.get(i) + " (up [--backend B])");
+                    }
+                }
+                ClusterLifecycle.up(config, backend);
+                return 0;
+            }
+            case "down" -> {
+                ClusterLifecycle.down(config);
+                return 0;
+            }
+            case "kubeconfig" -> {
+                if (!Files.exists(config.adminKubeconfig())) {
+                    throw new IllegalStateException("not up (pipelines/cluster up)");
+                }
+                System.out.println(config.adminKubeconfig());
+                return 0;
+            }
+            case "exec" -> {
+                return passthrough(up(config).first().inside(rest));
+            }
+            case "ctr" -> {
+                return passthrough(up(config).first().ctr(rest));
+            }
+            case "agent" -> {
+                if (rest.size() != 2 || !rest.get(0).equals("--backend")) {
+                    throw new IllegalArgumentException("agent --backend B (with the cluster up)");
+                }
+                ClusterLifecycle.deployAgent(up(config), rest.get(1));
+                return 0;
+            }
+            case "agent-config" -> {
+                if (rest.size() != 2) {
+                    throw new IllegalArgumentException("agent-config KEY JSON (with the cluster up)");
+                }
+                Agent.configure(up(config), rest.get(0), rest.get(1));
+                return 0;
+            }
+            default -> {
+                return usage();
+            }
+        }
+    }
+
+    /** The cluster that is up, or a failure saying it is not. */
+    private static Cluster up(ClusterConfig config) throws Exception {
+        Cluster c = Cluster.existing(config);
+        if (!Files.exists(c.first().mountNs())) {
+            throw new IllegalStateException("not up (pipelines/cluster up)");
+        }
+        return c;
+    }
+
+    /** Runs a command with this process's stdin, stdout and stderr (a user's command in the node); its exit code. */
+    private static int passthrough(List<String> argv) throws Exception {
+        return new ProcessBuilder(new ArrayList<>(argv)).inheritIO().start().waitFor();
+    }
+
+    private static int usage() {
+        System.err.print(USAGE);
+        return 2;
+    }
+}

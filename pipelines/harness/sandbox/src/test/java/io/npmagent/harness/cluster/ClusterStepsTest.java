@@ -1,0 +1,62 @@
+package io.npmagent.harness.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ClusterStepsTest {
+    private final ClusterConfig config = ClusterConfig.fromEnv(Map.of());
+    private final Node node = Node.of(config, 0);
+
+    @Test
+    void upRunsTheNodeThenTheControlPlaneThenTheRuntimeThenTheAddOns() {
+        assertThat(Step.create()).extracting(Step::what).containsExactly("network and mount namespaces", "cgroup roots",
+                "control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler)", "the API server's bridge to the host",
+                "CNI configuration", "containerd", "images", "kubelet", "kube-proxy", "CoreDNS");
+    }
+
+    @Test
+    void theKubeletRunsOnCgroupV1UnderTheNodesRootWithTheNodesSocket() {
+        String yaml = Kubelet.render(node, Path.of("/ca.crt"), Path.of("/logs"));
+        assertThat(yaml).contains("failCgroupV1: false", "cgroupRoot: /npm-agent-cluster", "cgroupDriver: cgroupfs",
+                "containerRuntimeEndpoint: unix:///run/npm-agent-cluster/containerd/containerd.sock", "address: 10.250.0.10",
+                "clusterDNS: [10.96.0.10]", "resolvConf: /var/lib/npm-agent-cluster/kubelet/resolv.conf", "podLogsDir: /logs");
+    }
+
+    @Test
+    void containerdAndCniKeepTheirStateUnderTheNodesDirectories() {
+        String toml = Containerd.render(node, Path.of("/bin"), "registry.k8s.io/pause:3.10.1");
+        assertThat(toml).contains("root = \"/var/lib/npm-agent-cluster/containerd/root\"", "state = \"/run/npm-agent-cluster/containerd/state\"",
+                "address = \"/run/npm-agent-cluster/containerd/containerd.sock\"", "sandbox_image = \"registry.k8s.io/pause:3.10.1\"",
+                "bin_dir = \"/bin/cni\"", "conf_dir = \"/var/lib/npm-agent-cluster/cni/net.d\"", "netns_mounts_under_state_dir = true");
+        assertThat(CniConfig.render("npm-agent-cluster", node)).contains("\"subnet\": \"10.244.0.0/24\"", "\"bridge\": \"cni0\"",
+                "\"dataDir\": \"/var/lib/npm-agent-cluster/cni/ipam\"");
+        assertThat(KubeProxy.render(node, Path.of("/kp.kubeconfig"))).contains("mode: iptables", "hostnameOverride: npm-node",
+                "clusterCIDR: 10.244.0.0/24", "maxPerCore: 0");
+    }
+
+    @Test
+    void theHostReachesTheApiServerThroughTheBridge() {
+        assertThat(ControlPlaneStep.hostKubeconfig("server: https://127.0.0.1:6443\n", 16443)).isEqualTo("server: https://127.0.0.1:16443\n");
+        assertThat(ApiServerBridge.argv(node, 16443)).containsExactly("socat", "TCP-LISTEN:16443,bind=127.0.0.1,fork,reuseaddr",
+                "EXEC:nsenter --net=/run/netns/npm-agent-cluster socat STDIO TCP\\:127.0.0.1\\:6443");
+    }
+
+    @Test
+    void oneKeyOfTheAgentsConfigIsSetAndTheRestKept() {
+        String config = "{\"Backend\": \"auto\", \"Toggles\": {\"Other\": 1}}";
+        assertThat(Agent.withKey(config, "Toggles.NetPolInBackground", "false"))
+                .isEqualTo("{\n  \"Backend\": \"auto\",\n  \"Toggles\": {\n    \"Other\": 1,\n    \"NetPolInBackground\": false\n  }\n}\n");
+        assertThat(Agent.withKey(config, "Backend", "\"nft\"")).contains("\"Backend\": \"nft\"");
+        assertThat(Agent.withKey("{}", "A.B", "\"<x>\"")).contains("\"B\": \"<x>\"");
+    }
+
+    @Test
+    void versionsAndHierarchiesAreReadFromWhatUpstreamAndTheKernelWrite() {
+        assertThat(UpstreamImages.kubernetesVersion("module x\n\nrequire k8s.io/kubernetes v1.34.4\n\nrequire (\n)\n")).isEqualTo("v1.34.4");
+        assertThat(NodeCgroups.v1Hierarchies("cgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\ncgroup2 /sys/fs/cgroup/unified cgroup2 rw 0 0\n"))
+                .containsExactly(Path.of("/sys/fs/cgroup/cpu"));
+    }
+}
