@@ -12,7 +12,7 @@ import java.util.List;
  * every node, {@code npm-agent/deploy/} applied unchanged, the ConfigMap's {@code Backend} set, then a new
  * pod ({@code kubectl rollout restart}, as for any key that is not hot), Ready.
  */
-public final class Agent implements Step {
+public final class Agent implements Step.ClusterAction {
     public static final String REPOSITORY = "registry.example/npm-agent";
     private static final String CONFIG_MAP = "npm-agent-config";
     private static final String CONFIG_KEY = "npm-agent.json";
@@ -21,11 +21,6 @@ public final class Agent implements Step {
 
     public Agent(String backend) {
         this.backend = backend;
-    }
-
-    @Override
-    public String what() {
-        return "npm-agent on backend " + backend;
     }
 
     @Override

@@ -8,12 +8,7 @@ import java.util.List;
  * connection, a socat in the first node's network namespace to the API server there. It sits in the
  * node's cgroup, so {@code down} stops it with the rest.
  */
-final class ApiServerBridge implements Step {
-    @Override
-    public String what() {
-        return "the API server's bridge to the host";
-    }
-
+final class ApiServerBridge implements Step.ClusterAction {
     @Override
     public void up(Cluster c) throws Exception {
         Node node = c.first();

@@ -111,13 +111,9 @@ public final class Cluster {
 
     /** {@code kubectl} as the cluster's admin, from the host; whatever its exit code. */
     public CommandResult kubectlRun(String... args) {
-        return kubectlRun("", args);
-    }
-
-    public CommandResult kubectlRun(String stdin, String... args) {
         List<String> argv = new ArrayList<>(List.of(bin("kubectl").toString(), "--kubeconfig", config.adminKubeconfig().toString()));
         argv.addAll(Arrays.asList(args));
-        return host.run(argv, stdin, COMMAND_TIMEOUT);
+        return run(argv);
     }
 
     /** {@code kubectl} as admin; throws if it fails; its stdout. */

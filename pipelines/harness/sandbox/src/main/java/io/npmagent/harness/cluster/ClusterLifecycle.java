@@ -58,7 +58,7 @@ public final class ClusterLifecycle {
 
     /** npm-agent/deploy/ (re)deployed with the ConfigMap's Backend set to {@code backend} (auto: as shipped). */
     public static void deployAgent(Cluster c, String backend) throws Exception {
-        Agent agent = new Agent(backend);
+        Step agent = new Step("npm-agent on backend " + backend, new Agent(backend));
         Cluster.log(agent.what() + "...");
         agent.up(c);
         Cluster.log("npm-agent Ready");

@@ -7,12 +7,7 @@ import java.nio.file.Path;
  * The node's CNI configuration, which containerd reads: upstream's bridge plugin on {@code cni0}
  * (gateway, masquerade, hairpin) with host-local addresses from the node's pod range, and portmap.
  */
-final class CniConfig implements Step.NodeStep {
-    @Override
-    public String what() {
-        return "CNI configuration";
-    }
-
+final class CniConfig implements Step.NodeAction {
     @Override
     public void up(Cluster c, Node node) throws Exception {
         Path dir = Files.createDirectories(node.cniDir().resolve("net.d"));

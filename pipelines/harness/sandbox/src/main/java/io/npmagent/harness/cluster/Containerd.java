@@ -10,12 +10,7 @@ import java.util.List;
  * under /run/NAME, pods' network namespaces under its state directory (not the host's /run/netns), the
  * CNI plugins from the upstream binaries and the node's {@link CniConfig}.
  */
-final class Containerd implements Step.NodeStep {
-    @Override
-    public String what() {
-        return "containerd";
-    }
-
+final class Containerd implements Step.NodeAction {
     @Override
     public void up(Cluster c, Node node) throws Exception {
         Files.createDirectories(node.containerdDir());

@@ -11,12 +11,7 @@ import java.util.concurrent.TimeUnit;
  * kube-apiserver, kube-controller-manager and kube-scheduler running in the node. Then the host's admin
  * kubeconfig: the in-node one with the bridge's port ({@link ApiServerBridge}).
  */
-final class ControlPlaneStep implements Step {
-    @Override
-    public String what() {
-        return "control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler)";
-    }
-
+final class ControlPlaneStep implements Step.ClusterAction {
     @Override
     public void up(Cluster c) throws Exception {
         Node node = c.first();

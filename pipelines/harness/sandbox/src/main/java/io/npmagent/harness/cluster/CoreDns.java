@@ -5,12 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /** CoreDNS as kube-dns (10.96.0.10), from {@code pipelines/cluster-manifests/coredns.yaml} with the image built here. */
-final class CoreDns implements Step {
-    @Override
-    public String what() {
-        return "CoreDNS";
-    }
-
+final class CoreDns implements Step.ClusterAction {
     @Override
     public void up(Cluster c) throws Exception {
         String manifest = Files.readString(c.checkout().resolve("pipelines/cluster-manifests/coredns.yaml"))

@@ -9,12 +9,7 @@ import java.util.List;
  * pause.c), CoreDNS and agnhost from the upstream binaries. The agnhost reference is written to
  * {@code STATE/agnhost-image} for the tests and suites that run it.
  */
-final class Images implements Step.NodeStep {
-    @Override
-    public String what() {
-        return "images";
-    }
-
+final class Images implements Step.NodeAction {
     @Override
     public void up(Cluster c, Node node) throws Exception {
         UpstreamImages tags = c.images();

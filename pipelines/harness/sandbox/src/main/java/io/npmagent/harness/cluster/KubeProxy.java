@@ -10,12 +10,7 @@ import java.util.List;
  * KUBE-SERVICES chain is in the node's nat table. It leaves the conntrack table's size alone: the node's
  * namespace shares it with the host.
  */
-final class KubeProxy implements Step.NodeStep {
-    @Override
-    public String what() {
-        return "kube-proxy";
-    }
-
+final class KubeProxy implements Step.NodeAction {
     @Override
     public void up(Cluster c, Node node) throws Exception {
         Path config = c.config().state().resolve("kube-proxy" + node.suffix() + ".yaml");

@@ -10,12 +10,7 @@ import java.util.List;
  * root directory, certificates, pod logs and resolv.conf its own, containerd's socket the node's. It
  * returns when the Node is Ready. The host's tunables it sets are saved first ({@link Tunables}).
  */
-final class Kubelet implements Step.NodeStep {
-    @Override
-    public String what() {
-        return "kubelet";
-    }
-
+final class Kubelet implements Step.NodeAction {
     @Override
     public void up(Cluster c, Node node) throws Exception {
         Path dir = Files.createDirectories(node.kubeletDir());

@@ -14,12 +14,7 @@ import java.util.List;
  * config says {@code failCgroupV1: false}. Pods' cgroups live at
  * {@code /sys/fs/cgroup/<controller>/NAME/kubepods[/burstable|/besteffort]/pod<UID>/<container id>}.
  */
-final class NodeCgroups implements Step.NodeStep {
-    @Override
-    public String what() {
-        return "cgroup roots";
-    }
-
+final class NodeCgroups implements Step.NodeAction {
     @Override
     public void up(Cluster c, Node node) throws IOException {
         for (Path h : v1Hierarchies()) {

@@ -19,7 +19,7 @@ import java.nio.file.Path;
  * DaemonSet's pin directory), then shared within, so the kubelet's mount propagation (the DaemonSet's
  * bpffs mount is HostToContainer) works.
  */
-final class NodeNamespaces implements Step.NodeStep {
+final class NodeNamespaces implements Step.NodeAction {
     /** The mount namespace's set-up, run inside it; $0 is where the host's cgroups are held, $1 the node's cgroup. */
     static final String MOUNTS = String.join("\n",
             "mount --rbind /sys/fs/cgroup \"$0\"",
@@ -28,11 +28,6 @@ final class NodeNamespaces implements Step.NodeStep {
             "mount --bind \"$1\" /sys/fs/cgroup/unified",
             "mount -t bpf bpf /sys/fs/bpf",
             "mount --make-rshared /");
-
-    @Override
-    public String what() {
-        return "network and mount namespaces";
-    }
 
     @Override
     public void up(Cluster c, Node node) throws Exception {

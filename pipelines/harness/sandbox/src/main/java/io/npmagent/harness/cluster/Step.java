@@ -3,51 +3,48 @@ package io.npmagent.harness.cluster;
 import java.util.List;
 
 /**
- * One step of bringing a cluster up, as kind's create actions are: small, ordered, each testable. A
- * {@link NodeStep} is run once per node ({@link #perNode}), so more nodes are the same steps again.
+ * One step of bringing a cluster up, as kind's create actions are: small, ordered, each testable, each
+ * named for the progress line. A node's step ({@link NodeAction}) runs once per node ({@link #perNode}),
+ * so more nodes are the same steps again.
  */
-public interface Step {
-    /** What it brings up, for the progress line. */
-    String what();
-
-    void up(Cluster cluster) throws Exception;
+public record Step(String what, ClusterAction action) {
+    /** A step of the cluster as a whole (the control plane, an add-on). */
+    @FunctionalInterface
+    public interface ClusterAction {
+        void up(Cluster cluster) throws Exception;
+    }
 
     /** A step of one node. */
-    interface NodeStep {
-        String what();
-
+    @FunctionalInterface
+    public interface NodeAction {
         void up(Cluster cluster, Node node) throws Exception;
     }
 
-    /** {@code step} on every node of the cluster, in order. */
-    static Step perNode(NodeStep step) {
-        return new Step() {
-            @Override
-            public String what() {
-                return step.what();
-            }
+    public void up(Cluster cluster) throws Exception {
+        action.up(cluster);
+    }
 
-            @Override
-            public void up(Cluster cluster) throws Exception {
-                for (Node n : cluster.nodes()) {
-                    step.up(cluster, n);
-                }
+    /** {@code action} on every node of the cluster, in order. */
+    static Step perNode(String what, NodeAction action) {
+        return new Step(what, cluster -> {
+            for (Node n : cluster.nodes()) {
+                action.up(cluster, n);
             }
-        };
+        });
     }
 
     /** The steps of {@code up}, in order: the node, the control plane, the node's runtime and kubelet, then the cluster's add-ons. */
     static List<Step> create() {
         return List.of(
-                perNode(new NodeNamespaces()),
-                perNode(new NodeCgroups()),
-                new ControlPlaneStep(),
-                new ApiServerBridge(),
-                perNode(new CniConfig()),
-                perNode(new Containerd()),
-                perNode(new Images()),
-                perNode(new Kubelet()),
-                perNode(new KubeProxy()),
-                new CoreDns());
+                perNode("network and mount namespaces", new NodeNamespaces()),
+                perNode("cgroup roots", new NodeCgroups()),
+                new Step("control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler)", new ControlPlaneStep()),
+                new Step("the API server's bridge to the host", new ApiServerBridge()),
+                perNode("CNI configuration", new CniConfig()),
+                perNode("containerd", new Containerd()),
+                perNode("images", new Images()),
+                perNode("kubelet", new Kubelet()),
+                perNode("kube-proxy", new KubeProxy()),
+                new Step("CoreDNS", new CoreDns()));
     }
 }
