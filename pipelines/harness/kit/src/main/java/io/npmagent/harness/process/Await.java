@@ -46,6 +46,14 @@ public final class Await {
         value(timeout, what, () -> done.getAsBoolean() ? Optional.of(Boolean.TRUE) : Optional.empty(), why);
     }
 
+    /**
+     * As {@link #until(Duration, String, BooleanSupplier)}, trying every {@code poll} rather than at once
+     * again: for a condition that is itself costly (a command in a pod, a scrape).
+     */
+    public static void until(Duration timeout, Duration poll, String what, BooleanSupplier done) {
+        value(timeout, poll, what, () -> done.getAsBoolean() ? Optional.of(Boolean.TRUE) : Optional.empty(), () -> "");
+    }
+
     /** Waits until {@code probe} has a value, and returns it. */
     public static <T> T value(Duration timeout, String what, Supplier<Optional<T>> probe, Supplier<String> why) {
         return value(timeout, POLL, what, probe, why);
