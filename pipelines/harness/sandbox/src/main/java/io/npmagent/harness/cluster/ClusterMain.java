@@ -1,6 +1,8 @@
 package io.npmagent.harness.cluster;
 
+import io.npmagent.harness.process.Daemon;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -97,9 +99,15 @@ public final class ClusterMain {
         return c;
     }
 
-    /** Runs a command with this process's stdin, stdout and stderr (a user's command in the node); its exit code. */
+    /**
+     * Runs a command with this process's stdin, stdout and stderr (a user's command in the node); its exit
+     * code. A signal that ends this JVM ends the command too (upstream-suites stops its conntrack capture
+     * by killing the launcher), as it did when the script exec'd it.
+     */
     private static int passthrough(List<String> argv) throws Exception {
-        return new ProcessBuilder(new ArrayList<>(argv)).inheritIO().start().waitFor();
+        Process p = new ProcessBuilder(new ArrayList<>(argv)).inheritIO().start();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> Daemon.stop(p.toHandle(), Duration.ofSeconds(5))));
+        return p.waitFor();
     }
 
     private static int usage() {
