@@ -2,12 +2,12 @@ package io.npmagent.harness.cluster;
 
 import io.npmagent.harness.node.NetworkNamespace;
 import io.npmagent.harness.process.Await;
+import io.npmagent.harness.process.Cgroups;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -78,21 +78,12 @@ final class ClusterDown {
         removeTree(cg);
     }
 
-    /** Removes a cgroup directory and those below it, deepest first (a cgroup's files go with it). */
-    private static void removeTree(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            return;
-        }
-        List<Path> dirs;
-        try (Stream<Path> s = Files.walk(dir)) {
-            dirs = s.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList();
-        }
-        for (Path d : dirs) {
-            try {
-                Files.deleteIfExists(d);
-            } catch (IOException e) {
-                // Still busy: leftBehind names it.
-            }
+    /** Removes a cgroup tree; one still busy after a while is left for {@link #leftBehind} to name. */
+    private static void removeTree(Path cgroup) {
+        try {
+            Cgroups.remove(cgroup, Duration.ofSeconds(2));
+        } catch (IOException e) {
+            Cluster.log(e.getMessage());
         }
     }
 

@@ -1,6 +1,7 @@
 package io.npmagent.harness.cluster;
 
 import io.npmagent.harness.node.NetworkNamespace;
+import io.npmagent.harness.node.PodLink;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -32,10 +33,8 @@ final class NodeNamespaces implements Step.NodeAction {
     @Override
     public void up(Cluster c, Node node) throws Exception {
         NetworkNamespace ns = NetworkNamespace.create(node.netns());
-        ns.must("ip", "link", "add", "eth0", "type", "veth", "peer", "name", "eth0-peer");
+        PodLink.vethWithin(ns, "eth0", "eth0-peer");
         ns.must("ip", "addr", "add", node.ip() + "/24", "dev", "eth0");
-        ns.must("ip", "link", "set", "eth0-peer", "up");
-        ns.must("ip", "link", "set", "eth0", "up");
         ns.must("ip", "route", "add", "default", "dev", "eth0");
         ns.must("sysctl", "-q", "-w", "net.ipv4.ip_forward=1", "net.bridge.bridge-nf-call-iptables=1",
                 "net.bridge.bridge-nf-call-ip6tables=1");
