@@ -3,7 +3,6 @@ package io.npmagent.harness.sandbox;
 import io.npmagent.harness.cli.HarnessMain;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.gson.Gson;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import io.npmagent.agent.cli.CliRun;
@@ -14,7 +13,6 @@ import io.npmagent.dataplane.model.ClusterState;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.Protocol;
-import io.npmagent.dataplane.kernel.KernelTestSupport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,58 +20,16 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The sandbox through its contract (the CLI and the probe's JSON), as other tools drive it: a node of a
  * real cluster (kubectl lists its pods Running with their addresses, kube-proxy's rules are in the node
  * namespace), pods come and go with the directory, real packets agree with the reference evaluator in
- * both families, two sandboxes live side by side, and {@code down} cleans up after a crashed daemon.
+ * both families, two sandboxes live side by side, and {@code down} cleans up after a crashed daemon
+ * (Services through kube-proxy: {@link SandboxServiceKernelTest}).
  */
-class SandboxKernelTest {
-    private static final Gson GSON = new Gson();
-    private final List<String> names = new ArrayList<>();
-
-    @TempDir
-    Path dir;
-
-    @BeforeEach
-    void require() {
-        KernelTestSupport.require("python3", "setsid", "nft");
-    }
-
-    @AfterEach
-    void down() {
-        names.forEach(n -> HarnessMain.run("sandbox", "down", "--name", n));
-    }
-
-    private String name(String base) {
-        String n = base + "-" + (ProcessHandle.current().pid() % 100000);
-        names.add(n);
-        return n;
-    }
-
-    private static String pod(String name, String app, String ips, String ports) {
-        return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: x, labels: {app: " + app + "}}\n"
-                + "spec: {containers: [{name: c, image: i, ports: [" + ports + "]}]}\n"
-                + "status: {phase: Running" + (ips.isEmpty() ? "" : ", podIPs: [" + ips + "]") + "}\n";
-    }
-
-    private void write(String file, String text) throws IOException {
-        Files.writeString(dir.resolve(file), text);
-    }
-
-    private JsonObject probe(String sandbox) {
-        CliRun r = HarnessMain.run("sandbox", "probe", "--name", sandbox, "--output", "json");
-        assertThat(r.exitCode()).as(r.err()).isZero();
-        return GSON.fromJson(r.out(), JsonObject.class);
-    }
-
+class SandboxKernelTest extends SandboxTestBase {
     @Test
     void probesAgreeWithTheEvaluatorAsPodsAndPoliciesComeAndGo() throws IOException {
         write("a.yaml", pod("a", "a", "{ip: 10.70.0.1}, {ip: 'fd70::1'}", "{containerPort: 80}, {containerPort: 53, protocol: UDP}"));
@@ -155,58 +111,6 @@ class SandboxKernelTest {
                 .as("down stops a live daemon, however long its command line").isFalse();
     }
 
-    /**
-     * The issue's reproduction with the real kube-proxy (both modes) on the eBPF backend: a client whose
-     * egress policy admits the server pods reaches them through their Service's ClusterIP (port 8080 to
-     * the named targetPort http, which kube-proxy resolves to the server's port 80; both families); once the policy admits only another pod, it does not, while a pod no
-     * policy selects still does. The probe waits for kube-proxy's programming and reports each Service port.
-     */
-    @ParameterizedTest
-    @ValueSource(strings = {"iptables", "nftables"})
-    void egressThroughAServiceIsJudgedOnTheBackendKubeProxyChose(String kubeProxyMode) throws IOException {
-        write("client.yaml", pod("client", "client", "", "{containerPort: 80}"));
-        write("other.yaml", pod("other", "other", "", "{containerPort: 80}"));
-        write("server.yaml", pod("server", "server", "", "{name: http, containerPort: 80}"));
-        write("service.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: server, namespace: x}\n"
-                + "spec: {selector: {app: server}, ipFamilyPolicy: PreferDualStack, ports: [{port: 8080, targetPort: http, protocol: TCP}]}\n");
-        write("policy.yaml", egress("server"));
-        String s = name("kv");
-        CliRun up = HarnessMain.run("sandbox", "up", "--name", s, "--manifests", dir.toString(), "--backend", "bpf", "--kube-proxy-mode", kubeProxyMode);
-        assertThat(up.exitCode()).as(up.err()).isZero();
-        JsonObject admitted = probe(s);
-        for (String family : List.of("IPv4", "IPv6")) {
-            assertThat(throughService(admitted, "x/client", family)).as("the policy admits the backend (%s)", family).isTrue();
-            assertThat(throughService(admitted, "x/other", family)).isTrue();
-        }
-        write("policy.yaml", egress("other"));
-        JsonObject refused = probe(s);
-        for (String family : List.of("IPv4", "IPv6")) {
-            assertThat(throughService(refused, "x/client", family)).as("the policy admits only x/other now (%s)", family).isFalse();
-            assertThat(throughService(refused, "x/other", family)).isTrue();
-            assertThat(allowed(refused, "x/client", "x/other", 80, "TCP", family)).isTrue();
-        }
-    }
-
-    private static String egress(String to) {
-        return "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata: {name: client-out, namespace: x}\n"
-                + "spec: {podSelector: {matchLabels: {app: client}}, policyTypes: [Egress], egress: [{to: [{podSelector: {matchLabels: {app: "
-                + to + "}}}], ports: [{port: 80}]}]}\n";
-    }
-
-    /** The probe from {@code from} through Service x/server's port 8080 in {@code family}, whose one backend is x/server. */
-    private static boolean throughService(JsonObject probe, String from, String family) {
-        for (JsonElement e : probe.getAsJsonArray("results")) {
-            JsonObject r = e.getAsJsonObject();
-            if (r.has("service") && r.get("service").getAsString().equals("x/server") && r.get("from").getAsString().equals(from)
-                    && r.get("family").getAsString().equals(family) && r.get("port").getAsInt() == 8080) {
-                assertThat(r.get("to").getAsString()).as("the Service's one backend").isEqualTo("x/server");
-                assertThat(r.has("error")).as("%s", r).isFalse();
-                return r.get("allowed").getAsBoolean();
-            }
-        }
-        throw new AssertionError("no probe " + from + " -> Service x/server TCP/8080 " + family + " in " + probe);
-    }
-
     @Test
     void probeNamesWhatIsMissingAndExecReturnsTheCommandsExitCode() throws IOException {
         CliRun none = HarnessMain.run("sandbox", "probe", "--name", "no-such-sandbox");
@@ -245,17 +149,6 @@ class SandboxKernelTest {
     private static IpAddress address(ClusterState cluster, String pod, String family) {
         return cluster.pod(PodKey.parse(pod)).orElseThrow().ips().stream()
                 .filter(ip -> ip.v6() == family.equals("IPv6")).findFirst().orElseThrow();
-    }
-
-    private static boolean allowed(JsonObject probe, String from, String to, int port, String protocol, String family) {
-        for (JsonElement e : probe.getAsJsonArray("results")) {
-            JsonObject r = e.getAsJsonObject();
-            if (!r.has("service") && r.get("from").getAsString().equals(from) && r.get("to").getAsString().equals(to) && r.get("port").getAsInt() == port
-                    && r.get("protocol").getAsString().equals(protocol) && r.get("family").getAsString().equals(family)) {
-                return r.get("allowed").getAsBoolean();
-            }
-        }
-        throw new AssertionError("no probe " + from + " -> " + to + " " + protocol + "/" + port + " " + family + " in " + probe);
     }
 
     private static List<String> pods(JsonObject probe) {
