@@ -2,10 +2,16 @@ package io.npmagent.harness.node;
 
 import io.npmagent.dataplane.exec.CommandResult;
 import io.npmagent.dataplane.exec.ProcessRunner;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A network namespace the harness made: the one place one is created ({@code ip netns add}, loopback
@@ -54,8 +60,8 @@ public final class NetworkNamespace implements AutoCloseable {
         return create(name.length() > 31 ? name.substring(0, 31) : name);
     }
 
-    private static final java.util.concurrent.atomic.AtomicBoolean SWEPT = new java.util.concurrent.atomic.AtomicBoolean();
-    private static final java.util.regex.Pattern TEST_NAME = java.util.regex.Pattern.compile("npmt-(\\d+)-.*");
+    private static final AtomicBoolean SWEPT = new AtomicBoolean();
+    private static final Pattern TEST_NAME = Pattern.compile("npmt-(\\d+)-.*");
 
     /**
      * Deletes the test namespaces a killed run left (named {@code npmt-<pid>-...} for a pid that no longer
@@ -64,9 +70,9 @@ public final class NetworkNamespace implements AutoCloseable {
      */
     static List<String> sweepLeftovers() {
         List<String> removed = new ArrayList<>();
-        java.io.File[] names = new java.io.File("/run/netns").listFiles();
-        for (java.io.File f : names == null ? new java.io.File[0] : names) {
-            java.util.regex.Matcher m = TEST_NAME.matcher(f.getName());
+        File[] names = new File("/run/netns").listFiles();
+        for (File f : names == null ? new File[0] : names) {
+            Matcher m = TEST_NAME.matcher(f.getName());
             if (m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).map(h -> !h.isAlive()).orElse(true)) {
                 existing(f.getName()).close();
                 removed.add(f.getName());
@@ -132,7 +138,7 @@ public final class NetworkNamespace implements AutoCloseable {
 
     /** Whether a namespace of this name exists. */
     public static boolean exists(String name) {
-        return java.nio.file.Files.exists(java.nio.file.Path.of("/run/netns", name));
+        return Files.exists(Path.of("/run/netns", name));
     }
 
     static void host(String... argv) {
