@@ -15,7 +15,7 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
- * {@code pipelines/node-e2e [--backend B]... [--keep]}: runs {@link NodeE2eTest} (the {@code node-e2e}
+ * {@code pipelines/node-e2e [--nodes N] [--backend B]... [--keep]}: runs {@link NodeE2eTest} (the {@code node-e2e}
  * tag) on the JUnit Platform in this JVM, printing each check as it ends ({@code PASS name} or
  * {@code FAIL name: why}) and, last and alone on its line, {@code N passed, M failed}; exit 1 if any failed.
  */
@@ -31,6 +31,12 @@ public final class NodeE2eMain {
                         usage("--backend needs a backend (" + String.join(", ", NodeE2eTest.ALL) + ")");
                     }
                     backends.add(args[++i]);
+                }
+                case "--nodes" -> {
+                    if (i + 1 >= args.length || !args[i + 1].matches("[1-4]")) {
+                        usage("--nodes needs 1 to 4");
+                    }
+                    System.setProperty(NodeE2eTest.NODES_PROPERTY, args[++i]);
                 }
                 case "--keep" -> System.setProperty(NodeE2eTest.KEEP, "true");
                 default -> usage("unknown option " + args[i]);
@@ -54,7 +60,7 @@ public final class NodeE2eMain {
     }
 
     private static void usage(String message) {
-        System.err.println("node-e2e: " + message + " (node-e2e [--backend B]... [--keep])");
+        System.err.println("node-e2e: " + message + " (node-e2e [--nodes N] [--backend B]... [--keep])");
         System.exit(2);
     }
 

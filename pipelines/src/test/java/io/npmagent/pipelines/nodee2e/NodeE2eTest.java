@@ -7,14 +7,19 @@ import io.npmagent.harness.cluster.Agent;
 import io.npmagent.harness.cluster.Cluster;
 import io.npmagent.harness.cluster.ClusterConfig;
 import io.npmagent.harness.cluster.ClusterLifecycle;
+import io.npmagent.harness.cluster.Node;
 import io.npmagent.harness.process.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -25,16 +30,20 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * The agent as an operator meets it: {@code npm-agent/deploy/} applied unchanged to a real one-node
- * cluster ({@link ClusterLifecycle}: kubelet, containerd, CNI bridge, kube-proxy, CoreDNS), enforcing
- * between pods the kubelet made, on every backend. Once, on the shipped ConfigMap (Backend auto): the pod
- * is Ready, auto picks eBPF, /metrics is scraped from the pod, a pod's congestion control is applied
- * through the shipped CgroupRoot, NetPolInBackground is flipped by editing the ConfigMap with no restart,
- * and {@code kubectl delete} of the agent's pod keeps enforcing until its successor is Ready. Then per
- * backend ({@value #BACKENDS}, comma-separated; default all four), chosen through the ConfigMap's Backend
- * key as an operator would: a server admitting one client (ingress policy) and a client allowed nothing
- * but DNS (egress policy), each probed to the server's address and through its ClusterIP, then both
- * policies gone. The cluster comes up first and goes down at the end ({@value #KEEP}=true leaves it up).
+ * The agent as an operator meets it: {@code npm-agent/deploy/} applied unchanged to a real cluster of
+ * {@value #NODES_PROPERTY} nodes (default 3; {@link ClusterLifecycle}: kubelet, containerd, the host-gw pod
+ * network, kube-proxy and CoreDNS on each), enforcing between pods the kubelets made, on every backend. The
+ * workload: a server pinned to the second node, its dual-stack Service (TCP and UDP), and on every node a
+ * client the policy admits and one it does not, so every check has same-node and cross-node pairs. Once, on
+ * the shipped ConfigMap (Backend auto): the DaemonSet Ready on every node, auto picks eBPF, /metrics is
+ * scraped, a pod's congestion control is applied through the shipped CgroupRoot, NetPolInBackground is
+ * flipped by editing the ConfigMap with no restart, {@code kubectl delete} of the agent's pod on the
+ * server's node keeps enforcing from every node until its successor is Ready, and so does a rolling update
+ * of the DaemonSet across all nodes. Then per backend ({@value #BACKENDS}, comma-separated; default all four),
+ * chosen through the ConfigMap's Backend key as an operator would: the full matrix (every client to the
+ * server's pod IP and ClusterIP, TCP and UDP, IPv4 and IPv6) with no policy, with an ingress policy, and
+ * with an egress policy, then with both gone. The cluster comes up first and goes down at the end
+ * ({@value #KEEP}=true leaves it up).
  *
  * <p>Needs root and the upstream binaries; tagged {@code node-e2e}, which Maven's test run excludes:
  * {@code pipelines/node-e2e} runs it ({@link NodeE2eMain}).
@@ -43,33 +52,66 @@ import org.junit.jupiter.api.TestFactory;
 class NodeE2eTest {
     static final String BACKENDS = "node-e2e.backends";
     static final String KEEP = "node-e2e.keep";
+    static final String NODES_PROPERTY = "node-e2e.nodes";
     static final List<String> ALL = List.of("bpf", "iptables-legacy", "nft", "iptables-nft");
     private static final Duration EVENTUALLY = Duration.ofSeconds(40);
     private static final Duration KUBELET_SYNC = Duration.ofSeconds(150);
-    private static final String NODE_METRICS = "http://10.250.0.10:10091/metrics";
+    private static final String AGENT = "app.kubernetes.io/name=npm-agent";
+    /** Probes at once: each is a kubectl exec, and a refused one waits its 2 s out. */
+    private static final ExecutorService PROBES = Executors.newFixedThreadPool(8);
 
+    /** How many nodes: {@value #NODES_PROPERTY}, default 3; read when the cluster comes up (NodeE2eMain sets it first). */
+    private static int nodes;
     private static ClusterConfig config;
     private static Cluster cluster;
-    private static String server;
-    private static String service;
+    /** Where the server runs: the second node (the first when there is one), so clients on the others are cross-node. */
+    private static Node serverNode;
+    private static List<Target> targets;
+
+    /** What a client tries: an address and port, TCP or UDP. */
+    record Target(String what, String address, String protocol) {
+        @Override
+        public String toString() {
+            return what + " " + protocol;
+        }
+    }
+
+    /** A probe's outcome: the client, the target, and whether it connected. */
+    record Probe(Client client, Target target, boolean connected) {
+        @Override
+        public String toString() {
+            return client + " -> " + target + ": " + (connected ? "connected" : "refused");
+        }
+    }
+
+    /** A client pod: its name, its node's index, whether the policy admits it. */
+    record Client(String name, int node, boolean allowed) {
+        @Override
+        public String toString() {
+            return name + (node == serverNode.index() ? " (same node)" : " (cross node)");
+        }
+    }
 
     @BeforeAll
     static void up() throws Exception {
         config = ClusterConfig.fromEnv(System.getenv());
+        nodes = Integer.getInteger(NODES_PROPERTY, 3);
         Instant start = Instant.now();
-        say("cluster up");
+        say("cluster up, " + nodes + " nodes");
         // A cluster an interrupted run left (its netns outlives the run) goes first, as upstream-suites does.
         try {
             ClusterLifecycle.down(config);
         } catch (RuntimeException e) {
             say("an earlier cluster's leftovers: " + e.getMessage());
         }
-        cluster = ClusterLifecycle.up(config, Optional.empty());
+        cluster = ClusterLifecycle.up(config, nodes, Optional.empty());
+        serverNode = cluster.nodes().get(Math.min(1, nodes - 1));
         say("cluster up in " + Duration.between(start, Instant.now()).toSeconds() + " s");
     }
 
     @AfterAll
     static void down() throws Exception {
+        PROBES.shutdownNow();
         if (config != null && !Boolean.getBoolean(KEEP)) {
             ClusterLifecycle.down(config);
         }
@@ -88,80 +130,145 @@ class NodeE2eTest {
         return list.isBlank() ? ALL : Arrays.asList(list.split(","));
     }
 
+    static List<Client> clients() {
+        List<Client> out = new ArrayList<>();
+        for (Node n : cluster.nodes()) {
+            out.add(new Client("allowed-" + n.index(), n.index(), true));
+            out.add(new Client("denied-" + n.index(), n.index(), false));
+        }
+        return out;
+    }
+
     private static Script shipped() {
         String[] before = new String[1];
         Gap gap = new Gap();
+        Gap rolling = new Gap();
+        Node first = cluster.nodes().get(0);
         return new Script()
                 .act(() -> {
                     say("npm-agent/deploy/ as shipped (backend auto)");
                     ClusterLifecycle.deployAgent(cluster, "auto");
-                    String agnhost = Files.readString(config.state().resolve("agnhost-image")).strip();
-                    Path pods = config.state().resolve("node-e2e.yaml");
-                    Files.writeString(pods, Files.readString(manifest("node-e2e.yaml")).replace("@AGNHOST_IMAGE@", agnhost));
-                    k("apply", "-f", pods.toString());
-                    k("-n", "node-e2e", "wait", "--for=condition=Ready", "pod", "--all", "--timeout=120s");
-                    server = k("-n", "node-e2e", "get", "pod", "server", "-o", "jsonpath={.status.podIP}") + ":8080";
-                    service = k("-n", "node-e2e", "get", "service", "server", "-o", "jsonpath={.spec.clusterIP}") + ":80";
-                    say("pods: server " + server + " (Service " + service + "), clients allowed and denied");
+                    deployWorkload();
                 })
-                .check("the shipped DaemonSet's pod is Ready, with its capabilities, mounts and probes", () ->
-                        assertThat(k("-n", "kube-system", "get", "pod", agentPod(), "-o", "jsonpath={.spec.containers[0].securityContext.capabilities.add}"))
-                                .contains("BPF"))
-                .check("backend auto chose the eBPF backend", () -> assertThat(agentLogs()).containsPattern("backend (bpf|eBPF)"))
-                .check("/metrics scraped from the pod", () -> assertThat(metrics()).containsPattern("(?m)^npm_num_policies"))
+                .check(() -> "the shipped DaemonSet's pod is Ready on all " + nodes + " nodes, with its capabilities", () -> {
+                    assertThat(k("-n", "kube-system", "get", "daemonset", "npm-agent", "-o", "jsonpath={.status.numberReady}")).isEqualTo(Integer.toString(nodes));
+                    assertThat(k("-n", "kube-system", "get", "pod", agentPod(first), "-o", "jsonpath={.spec.containers[0].securityContext.capabilities.add}"))
+                            .contains("BPF");
+                })
+                .check("backend auto chose the eBPF backend on every node", () -> cluster.nodes().forEach(n ->
+                        assertThat(agentLogs(n)).as(n.name()).containsPattern("backend (bpf|eBPF)")))
+                .check("/metrics scraped from every node's agent", () -> cluster.nodes().forEach(n ->
+                        assertThat(metrics(n)).as(n.name()).containsPattern("(?m)^npm_num_policies")))
                 .act(() -> {
                     say("on the shipped configuration");
                     apply("node-e2e-policy.yaml");
                 })
-                .check("ingress policy enforced", () -> eventually("denied refused", () -> !connects("denied", server)))
+                .check("ingress policy enforced on the server's node for clients on every node", () -> eventuallyMatrix(onlyAllowed()))
                 // The shipped CgroupRoot (the node's /sys/fs/cgroup; here the node's own cgroup is its cgroup2 root):
                 // the sock_ops program sees the pods' sockets, so an annotated pod's connections get their congestion control.
-                .act(() -> k("-n", "node-e2e", "annotate", "pod", "allowed", "npm-agent.io/tcp-congestion=cubic", "--overwrite"))
+                .act(() -> k("-n", "node-e2e", "annotate", "pod", "allowed-0", "npm-agent.io/tcp-congestion=cubic", "--overwrite"))
                 .check("a pod's npm-agent.io/tcp-congestion applied through the shipped CgroupRoot", () -> eventually("congestion control set",
-                        () -> connects("allowed", server) && Pattern.compile("(?m)^npm_tcp_congestion_total\\{result=\"set\"\\} [1-9]").matcher(metrics()).find()))
+                        () -> connects("allowed-0", serverTarget()) && Pattern.compile("(?m)^npm_tcp_congestion_total\\{result=\"set\"\\} [1-9]")
+                                .matcher(metrics(first)).find()))
                 .act(() -> {
-                    k("-n", "node-e2e", "annotate", "pod", "allowed", "npm-agent.io/tcp-congestion-");
-                    before[0] = agentPodAndRestarts();
+                    k("-n", "node-e2e", "annotate", "pod", "allowed-0", "npm-agent.io/tcp-congestion-");
+                    before[0] = agentPodAndRestarts(first);
                     Agent.configure(cluster, "Toggles.NetPolInBackground", "false");
                 })
                 .check("editing the ConfigMap turns NetPolInBackground off without a restart", () -> Await.until(KUBELET_SYNC, Duration.ofSeconds(1),
-                        "the agent's log says so", () -> Pattern.compile("applied.*NetPolInBackground").matcher(agentLogs()).find()))
-                .check(() -> "... the same pod, not restarted (" + before[0] + ")", () -> assertThat(agentPodAndRestarts()).isEqualTo(before[0]))
+                        "the agent's log says so", () -> Pattern.compile("applied.*NetPolInBackground").matcher(agentLogs(first)).find()))
+                .check(() -> "... the same pod, not restarted (" + before[0] + ")", () -> assertThat(agentPodAndRestarts(first)).isEqualTo(before[0]))
                 .act(() -> {
                     Agent.configure(cluster, "Toggles.NetPolInBackground", "true");
-                    gap.probe();
+                    gap.deleteAgentAndProbe();
                 })
-                .check(() -> "kubectl delete of the agent's pod: enforcement holds until its successor is Ready (" + gap.probes + " probes, "
-                        + gap.wrong + " wrong)", () -> {
-                    assertThat(gap.wrong).isZero();
-                    assertThat(gap.probes).isPositive();
-                    assertThat(gap.successor).isTrue();
-                })
+                .check(() -> "kubectl delete of the agent's pod on the server's node: enforcement holds from every node until its successor is Ready ("
+                        + gap.probes + " probes, " + gap.wrong.size() + " wrong)", gap::assertHeld)
+                .act(rolling::rollingUpdateAndProbe)
+                .check(() -> "a rolling update of the DaemonSet across all nodes: enforcement holds (" + rolling.probes + " probes, "
+                        + rolling.wrong.size() + " wrong)", rolling::assertHeld)
                 .act(() -> k("-n", "node-e2e", "delete", "networkpolicy", "server-ingress"));
     }
 
-    /** kubectl delete of the agent's pod, probing through the gap until the DaemonSet's next pod is Ready. */
+    /** The server, the Service and two clients per node, applied and Ready; the targets read from them. */
+    private static void deployWorkload() throws Exception {
+        String agnhost = Files.readString(config.state().resolve("agnhost-image")).strip();
+        StringBuilder yaml = new StringBuilder(Files.readString(manifest("node-e2e.yaml")).replace("@SERVER_NODE@", serverNode.name()));
+        String clients = Files.readString(manifest("node-e2e-clients.yaml"));
+        for (Node n : cluster.nodes()) {
+            yaml.append("\n").append(clients.replace("@NODE@", n.name()).replace("@INDEX@", Integer.toString(n.index())));
+        }
+        Path pods = config.state().resolve("node-e2e.yaml");
+        Files.writeString(pods, yaml.toString().replace("@AGNHOST_IMAGE@", agnhost));
+        k("apply", "-f", pods.toString());
+        k("-n", "node-e2e", "wait", "--for=condition=Ready", "pod", "--all", "--timeout=120s");
+        List<String> podIps = List.of(k("-n", "node-e2e", "get", "pod", "server", "-o", "jsonpath={.status.podIPs[*].ip}").split("\\s+"));
+        List<String> clusterIps = List.of(k("-n", "node-e2e", "get", "service", "server", "-o", "jsonpath={.spec.clusterIPs[*]}").split("\\s+"));
+        assertThat(podIps).as("the server's addresses, IPv4 and IPv6").hasSize(2);
+        assertThat(clusterIps).as("the Service's ClusterIPs, IPv4 and IPv6").hasSize(2);
+        List<Target> t = new ArrayList<>();
+        for (String ip : podIps) {
+            String family = ip.contains(":") ? "IPv6" : "IPv4";
+            t.add(new Target("pod " + family, hostPort(ip, 8080), "tcp"));
+            t.add(new Target("pod " + family, hostPort(ip, 8081), "udp"));
+        }
+        for (String ip : clusterIps) {
+            String family = ip.contains(":") ? "IPv6" : "IPv4";
+            t.add(new Target("ClusterIP " + family, hostPort(ip, 80), "tcp"));
+            t.add(new Target("ClusterIP " + family, hostPort(ip, 81), "udp"));
+        }
+        targets = List.copyOf(t);
+        say("server on " + serverNode.name() + " at " + podIps + " (Service " + clusterIps + "), clients allowed-i and denied-i on node i");
+    }
+
+    private static String hostPort(String ip, int port) {
+        return (ip.contains(":") ? "[" + ip + "]" : ip) + ":" + port;
+    }
+
+    private static Target serverTarget() {
+        return targets.get(0);
+    }
+
+    /** Probing through a disruption of the agents: the ingress matrix's IPv4 TCP pairs, again and again, until it is over. */
     private static final class Gap {
         int probes;
-        int wrong;
-        boolean successor;
+        final List<Probe> wrong = new ArrayList<>();
+        boolean over;
 
-        void probe() {
-            String old = agentPod();
+        void deleteAgentAndProbe() {
+            String old = agentPod(serverNode);
             k("-n", "kube-system", "delete", "pod", old, "--wait=false");
-            Instant deadline = Instant.now().plusSeconds(180);
+            probeUntil(() -> kubectl("-n", "kube-system", "get", "pods", "-l", AGENT, "--field-selector", "spec.nodeName=" + serverNode.name(),
+                    "-o", "jsonpath={range .items[*]}{.metadata.name} {.status.conditions[?(@.type==\"Ready\")].status}{\"\\n\"}{end}").stdout()
+                    .lines().map(l -> l.split(" ")).anyMatch(f -> f.length == 2 && !f[0].equals(old) && f[1].equals("True")));
+        }
+
+        void rollingUpdateAndProbe() {
+            k("-n", "kube-system", "rollout", "restart", "daemonset/npm-agent");
+            probeUntil(() -> kubectl("-n", "kube-system", "rollout", "status", "daemonset/npm-agent", "--timeout=1s").ok());
+        }
+
+        private void probeUntil(java.util.function.BooleanSupplier done) {
+            Instant deadline = Instant.now().plusSeconds(300);
+            List<Target> v4tcp = targets.stream().filter(t -> t.protocol().equals("tcp") && !t.address().startsWith("[")).toList();
             while (Instant.now().isBefore(deadline)) {
-                wrong += (connects("denied", server) ? 1 : 0) + (connects("allowed", server) ? 0 : 1);
-                probes += 2;
-                CommandResult pod = kubectl("-n", "kube-system", "get", "pods", "-l", "app.kubernetes.io/name=npm-agent",
-                        "-o", "jsonpath={.items[0].metadata.name}");
-                String name = pod.stdout().strip();
-                if (pod.ok() && !name.isEmpty() && !name.equals(old) && "True".equals(kubectl("-n", "kube-system", "get", "pod", name, "-o",
-                        "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}").stdout().strip())) {
-                    successor = true;
+                for (Probe p : probeAll(clients(), v4tcp)) {
+                    probes++;
+                    if (p.connected() != p.client().allowed()) {
+                        wrong.add(p);
+                    }
+                }
+                if (done.getAsBoolean()) {
+                    over = true;
                     return;
                 }
             }
+        }
+
+        void assertHeld() {
+            assertThat(wrong).isEmpty();
+            assertThat(probes).isPositive();
+            assertThat(over).as("the agents were back within 5 minutes").isTrue();
         }
     }
 
@@ -171,49 +278,90 @@ class NodeE2eTest {
                     say("backend " + b + " (the ConfigMap's Backend: " + b + ")");
                     ClusterLifecycle.deployAgent(cluster, b);
                 })
-                .check(b + ": the agent's pod is Ready and runs " + b, () -> assertThat(agentLogs()).contains("backend " + b));
+                .check(b + ": the agent's pod is Ready and runs " + b + " on every node", () -> cluster.nodes().forEach(n ->
+                        assertThat(agentLogs(n)).as(n.name()).contains("backend " + b)));
         if (b.equals("bpf")) {
-            s.check("bpf: its forward hook is linked (Service traffic judged after DNAT)", () -> assertThat(agentLogs()).doesNotContain("no forward hook"));
+            s.check("bpf: its forward hook is linked on every node (Service traffic judged after DNAT)", () -> cluster.nodes().forEach(n ->
+                    assertThat(agentLogs(n)).as(n.name()).doesNotContain("no forward hook")));
         }
-        return s.check(b + ": what the backend before left in the kernel is gone, " + b + "'s own is there", () -> eventually(
-                        "only " + b + "'s state", () -> ALL.stream().allMatch(o -> o.equals(b) == traces(o))))
+        return s.check(b + ": what the backend before left in every node's kernel is gone, " + b + "'s own is there", () -> eventually(
+                        "only " + b + "'s state", () -> cluster.nodes().stream().allMatch(n -> ALL.stream().allMatch(o -> o.equals(b) == traces(n, o)))))
                 .then(policyChecks(b));
     }
 
     private static Script policyChecks(String b) {
         return new Script()
-                .check(b + ": with no policy the denied client reaches the server", () -> eventually("denied connects", () -> connects("denied", server)))
+                .check(b + ": no policy: every client reaches the server, by pod IP and ClusterIP, TCP and UDP, IPv4 and IPv6",
+                        () -> eventuallyMatrix(c -> true))
                 .act(() -> apply("node-e2e-policy.yaml"))
-                .check(b + ": ingress policy: the allowed client connects", () -> eventually("allowed connects", () -> connects("allowed", server)))
-                .check(b + ": ingress policy: the denied client is refused", () -> eventually("denied refused", () -> !connects("denied", server)))
-                .check(b + ": ingress policy: the allowed client connects through the ClusterIP", () -> assertThat(connects("allowed", service)).isTrue())
-                .check(b + ": ingress policy: the denied client is refused through the ClusterIP", () -> assertThat(connects("denied", service)).isFalse())
+                .check(b + ": ingress policy: the allowed clients on every node connect, the denied are refused, every target",
+                        () -> eventuallyMatrix(onlyAllowed()))
                 .act(() -> {
                     k("-n", "node-e2e", "delete", "networkpolicy", "server-ingress");
                     apply("node-e2e-egress-policy.yaml");
                 })
-                .check(b + ": egress policy: the client allowed only DNS is refused", () -> eventually("denied refused", () -> !connects("denied", server)))
-                .check(b + ": egress policy: ... and through the ClusterIP", () -> assertThat(connects("denied", service)).isFalse())
-                .check(b + ": egress policy: ... but reaches kube-dns through its ClusterIP (TCP/53)",
-                        () -> assertThat(connects("denied", ClusterConfig.DNS_SERVICE_IP + ":53")).isTrue())
-                .check(b + ": egress policy: the other client still connects through the ClusterIP", () -> assertThat(connects("allowed", service)).isTrue())
+                .check(b + ": egress policy: the clients allowed only DNS are refused on every node, the others connect, every target",
+                        () -> eventuallyMatrix(onlyAllowed()))
+                .check(b + ": egress policy: ... but reach kube-dns through its ClusterIP (TCP/53) from every node", () -> {
+                    for (Node n : cluster.nodes()) {
+                        assertThat(connects("denied-" + n.index(), new Target("kube-dns", ClusterConfig.DNS_SERVICE_IP + ":53", "tcp"))).as(n.name()).isTrue();
+                    }
+                })
                 .act(() -> k("-n", "node-e2e", "delete", "networkpolicy", "denied-egress"))
-                .check(b + ": policies gone: the denied client connects again", () -> eventually("denied connects", () -> connects("denied", service)));
+                .check(b + ": policies gone: every client connects again", () -> eventuallyMatrix(c -> true));
+    }
+
+    /** With the ingress policy (or the egress policy): the clients labelled access=allowed connect, the others are refused. */
+    private static java.util.function.Predicate<Client> onlyAllowed() {
+        return Client::allowed;
+    }
+
+    /**
+     * Every client to every target, retried for a while (a policy lands within a batch, on every node in its
+     * own time) until each connects exactly when {@code expected} says; the failure lists what was wrong.
+     */
+    private static void eventuallyMatrix(java.util.function.Predicate<Client> expected) {
+        List<List<Probe>> last = new ArrayList<>(List.of(List.of()));
+        Await.until(EVENTUALLY, "every client to every target as the policy says", () -> {
+            List<Probe> wrong = probeAll(clients(), targets).stream().filter(p -> p.connected() != expected.test(p.client())).toList();
+            last.set(0, wrong);
+            return wrong.isEmpty();
+        }, () -> "wrong: " + last.get(0));
+    }
+
+    /** Each client to each target, at once. */
+    static List<Probe> probeAll(List<Client> clients, List<Target> to) {
+        List<Future<Probe>> futures = new ArrayList<>();
+        for (Client c : clients) {
+            for (Target t : to) {
+                futures.add(PROBES.submit(() -> new Probe(c, t, connects(c.name(), t))));
+            }
+        }
+        List<Probe> out = new ArrayList<>();
+        for (Future<Probe> f : futures) {
+            try {
+                out.add(f.get());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return out;
     }
 
     /** Whether BACKEND has left something in the node's kernel: bpf its pins, nft its table, iptables its NPM- chains. */
-    static boolean traces(String backend) {
+    static boolean traces(Node node, String backend) {
         List<String> argv = switch (backend) {
             case "bpf" -> List.of("sh", "-c", "ls /sys/fs/bpf/npm-agent 2>/dev/null | grep -q .");
             case "nft" -> List.of("nft", "list", "table", "inet", "npm_agent");
             default -> List.of("sh", "-c", "\"$0-save\" 2>/dev/null | grep -q '^:NPM-'", backend);
         };
-        return cluster.run(cluster.first().inside(argv)).ok();
+        return cluster.run(node.inside(argv)).ok();
     }
 
-    /** Whether a TCP connection from the client pod to TARGET opens (agnhost connect, 2 s). */
-    static boolean connects(String client, String target) {
-        return kubectl("-n", "node-e2e", "exec", client, "--", "/agnhost", "connect", "--timeout=2s", target).ok();
+    /** Whether a connection from the client pod to the target opens (agnhost connect, 2 s; UDP: an answer comes back). */
+    static boolean connects(String client, Target target) {
+        return kubectl("-n", "node-e2e", "exec", client, "--", "/agnhost", "connect", "--timeout=2s", "--protocol=" + target.protocol(),
+                target.address()).ok();
     }
 
     /** Retried for a while: a policy lands within a batch, not at once. */
@@ -221,20 +369,21 @@ class NodeE2eTest {
         Await.until(EVENTUALLY, Duration.ofSeconds(1), what, condition);
     }
 
-    private static String metrics() {
-        return cluster.inNode(cluster.first(), "curl", "-sf", "--max-time", "5", NODE_METRICS).stdout();
+    private static String metrics(Node node) {
+        return cluster.inNode(node, "curl", "-sf", "--max-time", "5", "http://" + node.ip() + ":10091/metrics").stdout();
     }
 
-    private static String agentPod() {
-        return k("-n", "kube-system", "get", "pods", "-l", "app.kubernetes.io/name=npm-agent", "-o", "jsonpath={.items[0].metadata.name}");
+    private static String agentPod(Node node) {
+        return k("-n", "kube-system", "get", "pods", "-l", AGENT, "--field-selector", "spec.nodeName=" + node.name(),
+                "-o", "jsonpath={.items[0].metadata.name}");
     }
 
-    private static String agentLogs() {
-        return k("-n", "kube-system", "logs", agentPod());
+    private static String agentLogs(Node node) {
+        return k("-n", "kube-system", "logs", agentPod(node));
     }
 
-    private static String agentPodAndRestarts() {
-        String pod = agentPod();
+    private static String agentPodAndRestarts(Node node) {
+        String pod = agentPod(node);
         return pod + " " + k("-n", "kube-system", "get", "pod", pod, "-o", "jsonpath={.status.containerStatuses[0].restartCount}");
     }
 

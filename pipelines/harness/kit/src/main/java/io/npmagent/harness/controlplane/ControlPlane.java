@@ -65,17 +65,25 @@ public final class ControlPlane implements AutoCloseable {
 
     /**
      * Where the API server listens and which controllers run: a test's control plane on loopback with the
-     * controllers an agent's world needs, or a one-node cluster's (pipelines/cluster), run inside the
+     * controllers an agent's world needs, or a cluster's (pipelines/cluster), run inside its first
      * node's network namespace, listening on the node's addresses at a fixed port, with every default
-     * controller (DaemonSets, ReplicaSets, pod garbage collection, ...) and the scheduler.
+     * controller (DaemonSets, ReplicaSets, pod garbage collection, node IPAM, ...) and the scheduler.
      */
-    public record Shape(String bindAddress, int apiPort, String controllers, boolean scheduler) {
+    public record Shape(String bindAddress, int apiPort, String controllers, boolean scheduler, String podCidrs) {
         static final Shape LOOPBACK = new Shape("127.0.0.1", 0,
-                "serviceaccount,namespace,endpointslice,endpointslicemirroring,garbagecollector,root-ca-cert-publisher", false);
+                "serviceaccount,namespace,endpointslice,endpointslicemirroring,garbagecollector,root-ca-cert-publisher", false, "");
 
-        /** A node's control plane: every address of the node's namespace, {@code port}, all default controllers, a scheduler. */
-        public static Shape node(int port) {
-            return new Shape("0.0.0.0", port, "*", true);
+        /**
+         * A cluster's control plane: every address of its namespace, {@code port}, all default controllers, a
+         * scheduler, and each node given a /24 and a /64 of {@code podCidrs} (IPv4,IPv6) by the controller manager.
+         */
+        public static Shape cluster(int port, String podCidrs) {
+            return new Shape("0.0.0.0", port, "*", true, podCidrs);
+        }
+
+        List<String> nodeCidrFlags() {
+            return podCidrs.isEmpty() ? List.of() : List.of("--allocate-node-cidrs=true", "--cluster-cidr=" + podCidrs,
+                    "--node-cidr-mask-size-ipv4=24", "--node-cidr-mask-size-ipv6=64");
         }
     }
 
@@ -111,14 +119,16 @@ public final class ControlPlane implements AutoCloseable {
             cp.startEtcd(bin);
             cp.startApiServer(bin);
             Path cmConfig = cp.certificateKubeconfig("controller-manager");
-            cp.processes.add(Daemon.of("kube-controller-manager", dir.resolve("logs/kube-controller-manager.log"), List.of(bin.resolve("kube-controller-manager").toString(),
+            List<String> cmArgv = new ArrayList<>(List.of(bin.resolve("kube-controller-manager").toString(),
                     "--kubeconfig=" + cmConfig, "--authentication-kubeconfig=" + cmConfig,
                     "--authorization-kubeconfig=" + cmConfig,
                     "--bind-address=127.0.0.1", "--secure-port=0", "--leader-elect=false",
                     "--controllers=" + shape.controllers(),
                     "--use-service-account-credentials=true",
                     "--service-account-private-key-file=" + pki.file("service-account.key"), "--root-ca-file=" + pki.ca(),
-                    "--service-cluster-ip-range=" + SERVICE_CIDRS, "--v=1")).start());
+                    "--service-cluster-ip-range=" + SERVICE_CIDRS, "--v=1"));
+            cmArgv.addAll(shape.nodeCidrFlags());
+            cp.processes.add(Daemon.of("kube-controller-manager", dir.resolve("logs/kube-controller-manager.log"), cmArgv).start());
             cp.certificateKubeconfig("admin");
             if (shape.scheduler()) {
                 Path schedConfig = cp.certificateKubeconfig("kube-scheduler");
@@ -305,16 +315,27 @@ public final class ControlPlane implements AutoCloseable {
 
     /**
      * A node's kubelet credentials: a client certificate for {@code system:node:NODE} in {@code system:nodes}
-     * (what the Node authorizer admits), in {@code kubelet.kubeconfig}.
+     * (what the Node authorizer admits), in {@code kubelet-NODE.kubeconfig}, for the API server at {@code server}.
      */
-    public Path kubeletKubeconfig(String node) throws IOException {
-        pki.client("kubelet", "system:node:" + node, "system:nodes");
-        return certificateKubeconfig("kubelet");
+    public Path kubeletKubeconfig(String node, String server) throws IOException {
+        String name = "kubelet-" + node;
+        pki.client(name, "system:node:" + node, "system:nodes");
+        return certificateKubeconfig(name, server);
+    }
+
+    /** The API server at its advertised address: where the other nodes of a cluster reach it. */
+    public String advertisedServer() {
+        return "https://" + advertise + ":" + apiPort;
     }
 
     /** A kubeconfig for the client certificate {@code pki/NAME.crt} (admin, controller-manager, kube-proxy, kube-scheduler). */
     public Path certificateKubeconfig(String name) throws IOException {
-        return Kubeconfig.withCertificate(dir.resolve(name + ".kubeconfig"), server(), pki.ca(), pki.file(name + ".crt"), pki.file(name + ".key"));
+        return certificateKubeconfig(name, server());
+    }
+
+    /** {@link #certificateKubeconfig(String)} for the API server at {@code server}. */
+    public Path certificateKubeconfig(String name, String server) throws IOException {
+        return Kubeconfig.withCertificate(dir.resolve(name + ".kubeconfig"), server, pki.ca(), pki.file(name + ".crt"), pki.file(name + ".key"));
     }
 
     /** A kubeconfig that logs in with a bearer token (a service account's). */

@@ -10,7 +10,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * A cluster the steps build: its {@link ClusterConfig}, its nodes, the upstream binaries' directory, and
@@ -34,18 +36,21 @@ public final class Cluster {
         this.checkout = checkout;
     }
 
-    /** The one-node cluster the environment names, with the binaries {@code bin}. */
-    public static Cluster oneNode(ClusterConfig config, Path bin) throws IOException {
-        return new Cluster(config, List.of(Node.of(config, 0)), bin, Checkout.root());
+    /** The cluster the environment names, with {@code nodes} nodes and the binaries {@code bin}. */
+    public static Cluster of(ClusterConfig config, int nodes, Path bin) throws IOException {
+        if (nodes < 1 || nodes > ClusterConfig.MAX_NODES) {
+            throw new IllegalArgumentException("--nodes " + nodes + ": 1 to " + ClusterConfig.MAX_NODES);
+        }
+        return new Cluster(config, IntStream.range(0, nodes).mapToObj(i -> Node.of(config, i)).toList(), bin, Checkout.root());
     }
 
-    /** The cluster that is up: its binaries' directory as {@code up} recorded it. */
+    /** The cluster that is up: its nodes and binaries' directory as {@code up} recorded them. */
     public static Cluster existing(ClusterConfig config) throws IOException {
         Path recorded = config.state().resolve("bin");
-        if (!Files.exists(recorded)) {
+        if (!Files.exists(recorded) || !Files.exists(config.nodeCount())) {
             throw new IllegalStateException("not up (pipelines/cluster up)");
         }
-        return oneNode(config, Path.of(Files.readString(recorded).strip()));
+        return of(config, Integer.parseInt(Files.readString(config.nodeCount()).strip()), Path.of(Files.readString(recorded).strip()));
     }
 
     public ClusterConfig config() {
@@ -54,6 +59,12 @@ public final class Cluster {
 
     public List<Node> nodes() {
         return nodes;
+    }
+
+    /** The node named {@code name}; a clear failure naming the nodes there are. */
+    public Node node(String name) {
+        return nodes.stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow(() -> new IllegalArgumentException(
+                "no node " + name + " (the nodes: " + String.join(", ", nodes.stream().map(Node::name).toList()) + ")"));
     }
 
     /** The node the control plane runs in. */
@@ -75,6 +86,13 @@ public final class Cluster {
             images = UpstreamImages.read(this);
         }
         return images;
+    }
+
+    /** The pod ranges kube-controller-manager gave {@code node} (IPv4 first); empty before it has. */
+    public List<String> podCidrs(Node node) {
+        CommandResult r = kubectlRun("get", "node", node.name(), "-o", "jsonpath={.spec.podCIDRs[*]}");
+        String out = r.ok() ? r.stdout().strip() : "";
+        return out.isEmpty() ? List.of() : Arrays.stream(out.split("\\s+")).sorted(Comparator.comparing(cidr -> cidr.contains(":"))).toList();
     }
 
     public Path checkout() {

@@ -12,10 +12,11 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * {@code down}: everything a cluster made goes, including what a killed {@code up} left. Per node: its
+ * {@code down}: everything a cluster made goes, including what a killed {@code up} left, on as many nodes
+ * as a cluster may have ({@link ClusterConfig#MAX_NODES}), whatever {@code up} made. Per node: its
  * processes (every one sits in the node's cgroup: containerd, shims, kubelet, the control plane, the
  * bridge), then whatever its pods run (in its cgroup v1 root), then those cgroups, its mount namespace and
- * its network namespace; then the host's tunables, the state and run directories. containerd's snapshots
+ * its network namespace; then the underlay's namespace, the host's tunables, the state and run directories. containerd's snapshots
  * are overlay mounts in the node's mount namespace, gone with it. It ends by checking that nothing is
  * left, and says what is.
  */
@@ -34,6 +35,7 @@ final class ClusterDown {
             }
             NetworkNamespace.existing(node.netns()).close();
         }
+        NetworkNamespace.existing(c.config().underlayNetns()).close();
         Path nsDir = c.first().mountNs().getParent();
         if (c.run(List.of("mountpoint", "-q", nsDir.toString())).ok()) {
             c.must("umount", nsDir.toString());
@@ -110,6 +112,9 @@ final class ClusterDown {
             if (Files.isDirectory(node.cgroup())) {
                 left.add(node.cgroup().toString());
             }
+        }
+        if (NetworkNamespace.exists(c.config().underlayNetns())) {
+            left.add("network namespace " + c.config().underlayNetns());
         }
         String state = c.config().state().toString();
         List<String> pids = ProcessHandle.allProcesses().filter(p -> p.info().commandLine().map(l -> l.contains(state)).orElse(false))

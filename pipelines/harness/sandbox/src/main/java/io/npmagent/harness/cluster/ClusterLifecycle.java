@@ -24,11 +24,11 @@ public final class ClusterLifecycle {
 
     private ClusterLifecycle() {}
 
-    /** Brings the cluster {@code config} names up, and the agent on {@code backend} if given; returns it. */
-    public static Cluster up(ClusterConfig config, Optional<String> backend) throws Exception {
+    /** Brings the cluster {@code config} names up with {@code nodes} nodes, and the agent on {@code backend} if given; returns it. */
+    public static Cluster up(ClusterConfig config, int nodes, Optional<String> backend) throws Exception {
         requireRoot();
         Node first = Node.of(config, 0);
-        if (NetworkNamespace.exists(first.netns())) {
+        if (NetworkNamespace.exists(first.netns()) || NetworkNamespace.exists(config.underlayNetns())) {
             throw new IllegalStateException("already up (pipelines/cluster down first)");
         }
         ProcessRunner host = ProcessRunner.host();
@@ -38,12 +38,16 @@ public final class ClusterLifecycle {
             }
         }
         Instant start = Instant.now();
-        Cluster c = Cluster.oneNode(config, KubeBinaries.dir());
+        Cluster c = Cluster.of(config, nodes, KubeBinaries.dir());
         Files.createDirectories(config.logs());
         Files.writeString(config.state().resolve("bin"), c.bin() + "\n");
-        // For tools that watch the pods' flows on the node (upstream-suites).
-        Files.writeString(config.state().resolve("pod-cidr"), first.podCidr() + "\n");
-        Cluster.log("node " + first.name() + " (" + first.ip() + ") in network namespace " + first.netns() + ", state in " + config.state());
+        Files.writeString(config.nodeCount(), nodes + "\n");
+        // For tools that watch the pods' flows on a node (upstream-suites): the pods' IPv4 range.
+        Files.writeString(config.state().resolve("pod-cidr"), ClusterConfig.POD_CIDRS.split(",")[0] + "\n");
+        for (Node n : c.nodes()) {
+            Cluster.log("node " + n.name() + " (" + n.nodeIps() + ") in network namespace " + n.netns());
+        }
+        Cluster.log("underlay in network namespace " + config.underlayNetns() + ", state in " + config.state());
         for (Step step : Step.create()) {
             Cluster.log(step.what() + "...");
             step.up(c);
@@ -64,10 +68,10 @@ public final class ClusterLifecycle {
         Cluster.log("npm-agent Ready");
     }
 
-    /** Takes the cluster {@code config} names down, whatever state it is in. */
+    /** Takes the cluster {@code config} names down, whatever state it is in and however many nodes it has. */
     public static void down(ClusterConfig config) throws IOException {
         requireRoot();
-        ClusterDown.down(Cluster.oneNode(config, null));
+        ClusterDown.down(Cluster.of(config, ClusterConfig.MAX_NODES, null));
     }
 
     private static String versions(Cluster c) {

@@ -8,18 +8,20 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code pipelines/cluster}: a one-node Kubernetes cluster on this machine, every part upstream's, in
+ * {@code pipelines/cluster}: a Kubernetes cluster of one to four nodes on this machine, every part upstream's, in
  * namespaces of its own (the package's javadoc says how it is laid out).
  */
 public final class ClusterMain {
     static final String USAGE = """
-            pipelines/cluster up [--backend B]   start it (and, with --backend, deploy npm-agent/deploy/ on backend B)
+            pipelines/cluster up [--nodes N] [--backend B]   start it with N nodes (1 to 4, default 1) and, with --backend, deploy
+                                                 npm-agent/deploy/ on backend B
             pipelines/cluster down               stop it and remove everything it made (its state, cgroups, namespaces)
             pipelines/cluster kubeconfig         print the admin kubeconfig's path (kubectl --kubeconfig "$(pipelines/cluster kubeconfig)")
-            pipelines/cluster exec CMD...        run CMD inside the node (its network and mount namespaces)
+            pipelines/cluster nodes              print each node's name and network namespace
+            pipelines/cluster exec [--node NODE] CMD...   run CMD inside a node (its network and mount namespaces; default the first)
             pipelines/cluster agent --backend B  (re)deploy npm-agent/deploy/ as shipped, its ConfigMap's Backend set to B (auto: as shipped)
             pipelines/cluster agent-config KEY JSON   set one key of the agent's ConfigMap (Toggles.NetPolInBackground false)
-            pipelines/cluster ctr ARGS...        containerd's ctr on the node's containerd, namespace k8s.io (images tag A B)
+            pipelines/cluster ctr [--node NODE] ARGS...   containerd's ctr on a node's containerd, namespace k8s.io (images tag A B)
             Environment: NPM_AGENT_CLUSTER_NAME, NPM_AGENT_CLUSTER_PORT, NPM_AGENT_CLUSTER_DIR, NPM_AGENT_UPSTREAM_CACHE.
             """;
 
@@ -43,14 +45,17 @@ public final class ClusterMain {
         switch (args.get(0)) {
             case "up" -> {
                 Optional<String> backend = Optional.empty();
+                int nodes = 1;
                 for (int i = 0; i < rest.size(); i++) {
                     if (rest.get(i).equals("--backend") && i + 1 < rest.size()) {
                         backend = Optional.of(rest.get(++i));
+                    } else if (rest.get(i).equals("--nodes") && i + 1 < rest.size()) {
+                        nodes = Integer.parseInt(rest.get(++i));
                     } else {
-                        throw new IllegalArgumentException("unknown option " + rest.get(i) + " (up [--backend B])");
+                        throw new IllegalArgumentException("unknown option " + rest.get(i) + " (up [--nodes N] [--backend B])");
                     }
                 }
-                ClusterLifecycle.up(config, backend);
+                ClusterLifecycle.up(config, nodes, backend);
                 return 0;
             }
             case "down" -> {
@@ -64,11 +69,19 @@ public final class ClusterMain {
                 System.out.println(config.adminKubeconfig());
                 return 0;
             }
+            case "nodes" -> {
+                for (Node n : up(config).nodes()) {
+                    System.out.println(n.name() + " " + n.netns());
+                }
+                return 0;
+            }
             case "exec" -> {
-                return passthrough(up(config).first().inside(rest));
+                Cluster c = up(config);
+                return passthrough(onNode(c, rest).inside(afterNode(rest)));
             }
             case "ctr" -> {
-                return passthrough(up(config).first().ctr(rest));
+                Cluster c = up(config);
+                return passthrough(onNode(c, rest).ctr(afterNode(rest)));
             }
             case "agent" -> {
                 if (rest.size() != 2 || !rest.get(0).equals("--backend")) {
@@ -88,6 +101,15 @@ public final class ClusterMain {
                 return usage();
             }
         }
+    }
+
+    /** The node {@code --node NODE} at the front of {@code args} names, else the first. */
+    private static Node onNode(Cluster c, List<String> args) {
+        return args.size() >= 2 && args.get(0).equals("--node") ? c.node(args.get(1)) : c.first();
+    }
+
+    private static List<String> afterNode(List<String> args) {
+        return args.size() >= 2 && args.get(0).equals("--node") ? args.subList(2, args.size()) : args;
     }
 
     /** The cluster that is up, or a failure saying it is not. */

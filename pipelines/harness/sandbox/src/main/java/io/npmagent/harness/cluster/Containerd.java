@@ -8,13 +8,15 @@ import java.util.List;
 /**
  * The node's containerd (Debian's, with runc): its root under the cluster's state, its state and socket
  * under /run/NAME, pods' network namespaces under its state directory (not the host's /run/netns), the
- * CNI plugins from the upstream binaries and the node's {@link CniConfig}.
+ * CNI plugins from the upstream binaries and the node's {@link CniConfig}, written later by the pod network.
  */
 final class Containerd implements Step.NodeAction {
     @Override
     public void up(Cluster c, Node node) throws Exception {
         Files.createDirectories(node.containerdDir());
         Files.createDirectories(node.containerdRun());
+        // Empty until the pod network writes its configuration; containerd watches it.
+        Files.createDirectories(node.cniDir().resolve("net.d"));
         Path config = node.containerdDir().resolve("config.toml");
         Files.writeString(config, render(node, c.bin(), c.images().pause()));
         node.daemon("containerd", c.log(node, "containerd"), List.of("containerd", "--config", config.toString())).start();

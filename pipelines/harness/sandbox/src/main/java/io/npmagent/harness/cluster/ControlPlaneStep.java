@@ -2,11 +2,12 @@ package io.npmagent.harness.cluster;
 
 import io.npmagent.harness.process.Daemon;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The control plane in the first node: {@link ClusterControlPlaneMain} started there (its cgroup and
+ * The control plane in the first node (every node reaches it at the first node's address): {@link ClusterControlPlaneMain} started there (its cgroup and
  * namespaces) in a JVM of its own, which returns once the API server is ready and leaves etcd,
  * kube-apiserver, kube-controller-manager and kube-scheduler running in the node. Then the host's admin
  * kubeconfig: the in-node one with the bridge's port ({@link ApiServerBridge}).
@@ -16,9 +17,12 @@ final class ControlPlaneStep implements Step.ClusterAction {
     public void up(Cluster c) throws Exception {
         Node node = c.first();
         String java = ProcessHandle.current().info().command().orElse("java");
-        Daemon main = node.daemon("control-plane", c.log(node, "control-plane"), List.of(java, "-cp", System.getProperty("java.class.path"),
-                        ClusterControlPlaneMain.class.getName(), "--dir", c.config().controlPlaneDir().toString(), "--node", node.name(),
-                        "--node-ip", node.ip(), "--port", Integer.toString(ClusterConfig.API_PORT)))
+        List<String> argv = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), ClusterControlPlaneMain.class.getName(),
+                "--dir", c.config().controlPlaneDir().toString(), "--node-ip", node.ip(), "--port", Integer.toString(ClusterConfig.API_PORT)));
+        for (Node n : c.nodes()) {
+            argv.addAll(List.of("--node", n.name()));
+        }
+        Daemon main = node.daemon("control-plane", c.log(node, "control-plane"), argv)
                 .env("NPM_AGENT_KUBE_BIN", c.bin().toString())
                 .start();
         if (!main.process().waitFor(5, TimeUnit.MINUTES) || main.process().exitValue() != 0) {

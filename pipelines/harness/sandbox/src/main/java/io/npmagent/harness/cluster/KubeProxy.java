@@ -33,6 +33,6 @@ final class KubeProxy implements Step.NodeAction {
                   maxPerCore: 0
                 metricsBindAddress: 127.0.0.1:10249
                 healthzBindAddress: 127.0.0.1:10256
-                """.formatted(kubeconfig, node.name(), node.podCidr());
+                """.formatted(kubeconfig, node.name(), ClusterConfig.POD_CIDRS);
     }
 }

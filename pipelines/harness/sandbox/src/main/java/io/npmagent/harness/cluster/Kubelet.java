@@ -1,5 +1,6 @@
 package io.npmagent.harness.cluster;
 
+import io.npmagent.harness.process.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -7,8 +8,10 @@ import java.util.List;
 
 /**
  * The node's kubelet: cgroupfs driver on cgroup v1 under the node's v1 root ({@link NodeCgroups}), its
- * root directory, certificates, pod logs and resolv.conf its own, containerd's socket the node's. It
- * returns when the Node is Ready. The host's tunables it sets are saved first ({@link Tunables}).
+ * root directory, certificates, pod logs and resolv.conf its own, containerd's socket the node's, its
+ * addresses IPv4 and IPv6. It returns when the Node is registered and kube-controller-manager has given
+ * it its pod ranges; it is Ready once the pod network is there ({@link HostGw}). The host's tunables it
+ * sets are saved first ({@link Tunables}).
  */
 final class Kubelet implements Step.NodeAction {
     @Override
@@ -20,9 +23,15 @@ final class Kubelet implements Step.NodeAction {
         Files.writeString(config, render(node, pki.resolve("ca.crt"), c.config().state().resolve("pod-logs" + node.suffix())));
         Tunables.save(c);
         node.daemon("kubelet", c.log(node, "kubelet"), List.of(c.bin("kubelet").toString(), "--config=" + config,
-                "--kubeconfig=" + c.config().controlPlaneDir().resolve("kubelet.kubeconfig"), "--root-dir=" + dir.resolve("root"),
-                "--cert-dir=" + dir.resolve("pki"), "--hostname-override=" + node.name(), "--node-ip=" + node.ip(), "--v=1")).start();
-        c.awaitCommand(Duration.ofSeconds(120), "the node's Ready condition", List.of("sh", "-c",
+                "--kubeconfig=" + c.config().controlPlaneDir().resolve("kubelet-" + node.name() + ".kubeconfig"), "--root-dir=" + dir.resolve("root"),
+                "--cert-dir=" + dir.resolve("pki"), "--hostname-override=" + node.name(), "--node-ip=" + node.nodeIps(), "--v=1")).start();
+        Await.until(Duration.ofSeconds(120), "node " + node.name() + " registered with its pod ranges", () -> c.podCidrs(node).size() == 2,
+                () -> "logs in " + c.config().logs());
+    }
+
+    /** Waits until the node's Ready condition is True (its runtime has a pod network). */
+    static void awaitReady(Cluster c, Node node) {
+        c.awaitCommand(Duration.ofSeconds(120), "node " + node.name() + "'s Ready condition", List.of("sh", "-c",
                 "\"$0\" --kubeconfig \"$1\" get node \"$2\" -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}' | grep -qx True",
                 c.bin("kubectl").toString(), c.config().adminKubeconfig().toString(), node.name()));
     }

@@ -4,12 +4,13 @@ import io.npmagent.harness.node.NetworkNamespace;
 import io.npmagent.harness.node.PodLink;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The node's network namespace and its mount namespace. The network namespace holds eth0 (the node's
- * address and a default route, as a node has: a Service's ClusterIP needs a route before kube-proxy's
- * DNAT can send it anywhere; its veth peer, also in the node, answers nothing, so the node has no way
- * out; a veth pair, not a dummy: this kernel has no dummy driver), the CNI bridge and the pods' veths,
+ * addresses, IPv4 and IPv6, on the {@link Underlay}, and default routes via the underlay's, as a node
+ * has: a Service's ClusterIP needs a route before kube-proxy's DNAT can send it anywhere; the underlay
+ * forwards nothing, so the node reaches the other nodes and no further), the CNI bridge and the pods' veths,
  * kube-proxy's and the agent's netfilter rules and eBPF hooks. Bridged IPv4/IPv6 goes to netfilter, as
  * kubeadm's preflight requires (per namespace since Linux 5.3).
  *
@@ -33,18 +34,17 @@ final class NodeNamespaces implements Step.NodeAction {
     @Override
     public void up(Cluster c, Node node) throws Exception {
         NetworkNamespace ns = NetworkNamespace.create(node.netns());
-        PodLink.vethWithin(ns, "eth0", "eth0-peer");
-        ns.must("ip", "addr", "add", node.ip() + "/24", "dev", "eth0");
-        ns.must("ip", "route", "add", "default", "dev", "eth0");
-        ns.must("sysctl", "-q", "-w", "net.ipv4.ip_forward=1", "net.bridge.bridge-nf-call-iptables=1",
-                "net.bridge.bridge-nf-call-ip6tables=1");
+        PodLink.bridged(NetworkNamespace.existing(c.config().underlayNetns()), node.underlayPort(), Underlay.BRIDGE, ns,
+                List.of(node.ip() + "/24", node.ipv6() + "/64"), List.of(Node.UNDERLAY_V4, Node.UNDERLAY_V6));
+        ns.forwarding();
+        ns.must("sysctl", "-q", "-w", "net.bridge.bridge-nf-call-iptables=1", "net.bridge.bridge-nf-call-ip6tables=1");
 
         // The file that holds the mount namespace lives on a private mount, as ip netns keeps its own.
         Path nsDir = node.mountNs().getParent();
         Path hold = c.config().run().resolve("cgroup-hold" + node.suffix());
         Files.createDirectories(nsDir);
         Files.createDirectories(hold);
-        if (!c.run(java.util.List.of("mountpoint", "-q", nsDir.toString())).ok()) {
+        if (!c.run(List.of("mountpoint", "-q", nsDir.toString())).ok()) {
             c.must("mount", "--bind", nsDir.toString(), nsDir.toString());
             c.must("mount", "--make-private", nsDir.toString());
         }

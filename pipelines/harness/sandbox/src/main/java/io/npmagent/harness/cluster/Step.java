@@ -33,17 +33,21 @@ public record Step(String what, ClusterAction action) {
         });
     }
 
-    /** The steps of {@code up}, in order: the node, the control plane, the node's runtime and kubelet, then the cluster's add-ons. */
+    /**
+     * The steps of {@code up}, in order: the underlay and the nodes, the control plane, each node's runtime
+     * and kubelet, the pod network, then the cluster's add-ons.
+     */
     static List<Step> create() {
         return List.of(
+                new Step("underlay", new Underlay()),
                 perNode("network and mount namespaces", new NodeNamespaces()),
                 perNode("cgroup roots", new NodeCgroups()),
                 new Step("control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler)", new ControlPlaneStep()),
                 new Step("the API server's bridge to the host", new ApiServerBridge()),
-                perNode("CNI configuration", new CniConfig()),
                 perNode("containerd", new Containerd()),
                 perNode("images", new Images()),
                 perNode("kubelet", new Kubelet()),
+                perNode("pod network (host-gw)", new HostGw()),
                 perNode("kube-proxy", new KubeProxy()),
                 new Step("CoreDNS", new CoreDns()));
     }

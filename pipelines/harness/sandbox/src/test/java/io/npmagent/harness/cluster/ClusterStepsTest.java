@@ -2,7 +2,9 @@ package io.npmagent.harness.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.gson.JsonParser;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -12,9 +14,9 @@ class ClusterStepsTest {
 
     @Test
     void upRunsTheNodeThenTheControlPlaneThenTheRuntimeThenTheAddOns() {
-        assertThat(Step.create()).extracting(Step::what).containsExactly("network and mount namespaces", "cgroup roots",
+        assertThat(Step.create()).extracting(Step::what).containsExactly("underlay", "network and mount namespaces", "cgroup roots",
                 "control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler)", "the API server's bridge to the host",
-                "CNI configuration", "containerd", "images", "kubelet", "kube-proxy", "CoreDNS");
+                "containerd", "images", "kubelet", "pod network (host-gw)", "kube-proxy", "CoreDNS");
     }
 
     @Test
@@ -31,10 +33,15 @@ class ClusterStepsTest {
         assertThat(toml).contains("root = \"/var/lib/npm-agent-cluster/containerd/root\"", "state = \"/run/npm-agent-cluster/containerd/state\"",
                 "address = \"/run/npm-agent-cluster/containerd/containerd.sock\"", "sandbox_image = \"registry.k8s.io/pause:3.10.1\"",
                 "bin_dir = \"/bin/cni\"", "conf_dir = \"/var/lib/npm-agent-cluster/cni/net.d\"", "netns_mounts_under_state_dir = true");
-        assertThat(CniConfig.render("npm-agent-cluster", node)).contains("\"subnet\": \"10.244.0.0/24\"", "\"bridge\": \"cni0\"",
+        String cni = CniConfig.render("npm-agent-cluster", node, List.of("10.244.1.0/24", "fd00:10:244:1::/64"), 1450);
+        assertThat(cni).contains("\"ranges\": [[{\"subnet\": \"10.244.1.0/24\"}], [{\"subnet\": \"fd00:10:244:1::/64\"}]]",
+                "\"routes\": [{\"dst\": \"0.0.0.0/0\"}, {\"dst\": \"::/0\"}]", "\"bridge\": \"cni0\"", "\"mtu\": 1450",
                 "\"dataDir\": \"/var/lib/npm-agent-cluster/cni/ipam\"");
+        // A masquerade would give cross-node peers the node's address and break podSelector rules silently.
+        assertThat(cni).contains("\"ipMasq\": false");
+        assertThat(JsonParser.parseString(cni).isJsonObject()).isTrue();
         assertThat(KubeProxy.render(node, Path.of("/kp.kubeconfig"))).contains("mode: iptables", "hostnameOverride: npm-node",
-                "clusterCIDR: 10.244.0.0/24", "maxPerCore: 0");
+                "clusterCIDR: 10.244.0.0/16,fd00:10:244::/56", "maxPerCore: 0");
     }
 
     @Test

@@ -29,7 +29,8 @@ class NodeTest {
         Node n = Node.of(config, 0);
         assertThat(n.name()).isEqualTo("npm-node");
         assertThat(n.ip()).isEqualTo("10.250.0.10");
-        assertThat(n.podCidr()).isEqualTo("10.244.0.0/24");
+        assertThat(n.nodeIps()).isEqualTo("10.250.0.10,fd00:10:250::10");
+        assertThat(n.underlayPort()).isEqualTo("node0");
         assertThat(n.netns()).isEqualTo("npm-agent-cluster");
         assertThat(n.mountNs()).isEqualTo(Path.of("/run/npm-agent-cluster/ns/mnt"));
         assertThat(n.cgroup()).isEqualTo(Path.of("/sys/fs/cgroup/unified/npm-agent-cluster"));
@@ -44,12 +45,14 @@ class NodeTest {
         Node b = Node.of(config, 2);
         assertThat(b.netns()).isEqualTo("npm-agent-cluster-2");
         assertThat(b.ip()).isEqualTo("10.250.0.12");
-        assertThat(b.podCidr()).isEqualTo("10.244.2.0/24");
+        assertThat(b.ipv6()).isEqualTo("fd00:10:250::12");
         assertThat(List.of(b.name(), b.mountNs(), b.cgroup(), b.v1Root(), b.containerdSocket(), b.containerdDir(), b.kubeletDir(), b.cniDir()))
                 .doesNotContainAnyElementsOf(List.of(a.name(), a.mountNs(), a.cgroup(), a.v1Root(), a.containerdSocket(), a.containerdDir(),
                         a.kubeletDir(), a.cniDir()));
-        assertThatThrownBy(() -> Node.of(ClusterConfig.fromEnv(Map.of("NPM_AGENT_CLUSTER_NAME", "a".repeat(31))), 1))
-                .hasMessageContaining("longer than 31");
+        assertThatThrownBy(() -> Node.of(config, ClusterConfig.MAX_NODES)).hasMessageContaining("1 to 4 nodes");
+        // The underlay's namespace adds -ul: a name of 29 would make one of 32, past the kernel's 31.
+        assertThatThrownBy(() -> ClusterConfig.fromEnv(Map.of("NPM_AGENT_CLUSTER_NAME", "a".repeat(29)))).hasMessageContaining("up to 28");
+        assertThat(ClusterConfig.fromEnv(Map.of("NPM_AGENT_CLUSTER_NAME", "a".repeat(28))).underlayNetns()).hasSize(31);
     }
 
     @Test
