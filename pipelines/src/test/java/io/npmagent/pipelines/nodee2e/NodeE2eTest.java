@@ -8,6 +8,7 @@ import io.npmagent.harness.cluster.Cluster;
 import io.npmagent.harness.cluster.ClusterConfig;
 import io.npmagent.harness.cluster.ClusterLifecycle;
 import io.npmagent.harness.cluster.Node;
+import io.npmagent.harness.cluster.PodNetwork;
 import io.npmagent.harness.process.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,8 +32,8 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * The agent as an operator meets it: {@code npm-agent/deploy/} applied unchanged to a real cluster of
- * {@value #NODES_PROPERTY} nodes (default 3; {@link ClusterLifecycle}: kubelet, containerd, the host-gw pod
- * network, kube-proxy and CoreDNS on each), enforcing between pods the kubelets made, on every backend. The
+ * {@value #NODES_PROPERTY} nodes (default 3; {@link ClusterLifecycle}: kubelet, containerd, the pod network
+ * {@value #NETWORK_PROPERTY} (host-gw, default, or vxlan), kube-proxy and CoreDNS on each), enforcing between pods the kubelets made, on every backend. The
  * workload: a server pinned to the second node, its dual-stack Service (TCP and UDP), and on every node a
  * client the policy admits and one it does not, so every check has same-node and cross-node pairs. Once, on
  * the shipped ConfigMap (Backend auto): the DaemonSet Ready on every node, auto picks eBPF, /metrics is
@@ -53,6 +54,7 @@ class NodeE2eTest {
     static final String BACKENDS = "node-e2e.backends";
     static final String KEEP = "node-e2e.keep";
     static final String NODES_PROPERTY = "node-e2e.nodes";
+    static final String NETWORK_PROPERTY = "node-e2e.pod-network";
     static final List<String> ALL = List.of("bpf", "iptables-legacy", "nft", "iptables-nft");
     private static final Duration EVENTUALLY = Duration.ofSeconds(40);
     private static final Duration KUBELET_SYNC = Duration.ofSeconds(150);
@@ -97,14 +99,15 @@ class NodeE2eTest {
         config = ClusterConfig.fromEnv(System.getenv());
         nodes = Integer.getInteger(NODES_PROPERTY, 3);
         Instant start = Instant.now();
-        say("cluster up, " + nodes + " nodes");
+        PodNetwork network = PodNetwork.of(System.getProperty(NETWORK_PROPERTY, "host-gw"));
+        say("cluster up, " + nodes + " nodes, pod network " + network);
         // A cluster an interrupted run left (its netns outlives the run) goes first, as upstream-suites does.
         try {
             ClusterLifecycle.down(config);
         } catch (RuntimeException e) {
             say("an earlier cluster's leftovers: " + e.getMessage());
         }
-        cluster = ClusterLifecycle.up(config, nodes, Optional.empty());
+        cluster = ClusterLifecycle.up(config, nodes, network, Optional.empty());
         serverNode = cluster.nodes().get(Math.min(1, nodes - 1));
         say("cluster up in " + Duration.between(start, Instant.now()).toSeconds() + " s");
     }

@@ -323,6 +323,12 @@ public final class ControlPlane implements AutoCloseable {
         return certificateKubeconfig(name, server);
     }
 
+    /** A kubeconfig with a new client certificate for {@code user} (no group), for the API server at {@code server}. */
+    public Path userKubeconfig(String user, String server) throws IOException {
+        pki.client(user, user, null);
+        return certificateKubeconfig(user, server);
+    }
+
     /** The API server at its advertised address: where the other nodes of a cluster reach it. */
     public String advertisedServer() {
         return "https://" + advertise + ":" + apiPort;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -38,14 +39,29 @@ public final class KubeBinaries {
         return dir().resolve(name);
     }
 
-    private static Path build() throws IOException {
+    /**
+     * A binary {@code pipelines/kube-binaries} builds only when asked ({@code flanneld}, {@code e2e.test}):
+     * from {@code $NPM_AGENT_KUBE_BIN} when set (it must be there), else built by the script on request.
+     */
+    public static Path onRequest(String name) throws IOException {
+        String env = System.getenv("NPM_AGENT_KUBE_BIN");
+        Path dir = env != null && !env.isBlank() ? Path.of(env) : build(name);
+        if (!Files.isExecutable(dir.resolve(name))) {
+            throw new IOException(dir.resolve(name) + " is missing: pipelines/kube-binaries " + name + " builds it");
+        }
+        return dir.resolve(name);
+    }
+
+    private static Path build(String... binaries) throws IOException {
         Path script;
         try {
             script = Checkout.root().resolve("pipelines/kube-binaries");
         } catch (IOException e) {
             throw new IOException(e.getMessage() + ": set NPM_AGENT_KUBE_BIN to a directory with " + String.join(", ", CONTROL_PLANE), e);
         }
-        Process p = new ProcessBuilder(script.toString())
+        List<String> argv = new ArrayList<>(List.of(script.toString()));
+        argv.addAll(List.of(binaries));
+        Process p = new ProcessBuilder(argv)
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()))
                 .start();

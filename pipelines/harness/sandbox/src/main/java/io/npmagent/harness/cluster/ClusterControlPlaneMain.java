@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
  * ready and the controller manager works, leaving the processes running (their command lines name
  * {@code --dir}, and they sit in the cluster's cgroup, which is how {@code down} stops them). It writes
  * {@code admin.kubeconfig} (the API server on the node's loopback), {@code kubelet-NODE.kubeconfig} for
- * each {@code --node} and {@code kube-proxy.kubeconfig} (the API server at the node's address, where
+ * each {@code --node}, {@code kube-proxy.kubeconfig} and {@code flannel.kubeconfig} (the API server at the node's address, where
  * every node reaches it) into {@code --dir} and prints the API server's in-node URL.
  */
 @Command(name = "cluster-control-plane", mixinStandardHelpOptions = true,
@@ -45,6 +45,7 @@ public final class ClusterControlPlaneMain implements Callable<Integer> {
             cp.kubeletKubeconfig(node, cp.advertisedServer());
         }
         cp.certificateKubeconfig("kube-proxy", cp.advertisedServer());
+        cp.userKubeconfig("flannel", cp.advertisedServer());
         System.err.println("control plane " + cp.version() + " ready in " + cp.startup().toMillis() + " ms");
         System.out.println(cp.server());
         return 0;

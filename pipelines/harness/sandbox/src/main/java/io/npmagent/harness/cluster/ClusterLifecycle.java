@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Bringing a cluster up ({@link Step#create()} in order, then the agent when a backend is given) and
+ * Bringing a cluster up ({@link Step#create(PodNetwork)} in order, then the agent when a backend is given) and
  * down ({@link ClusterDown}): what {@code pipelines/cluster up} and {@code down} run, and what the
  * node-e2e tests call directly.
  */
@@ -24,8 +24,11 @@ public final class ClusterLifecycle {
 
     private ClusterLifecycle() {}
 
-    /** Brings the cluster {@code config} names up with {@code nodes} nodes, and the agent on {@code backend} if given; returns it. */
-    public static Cluster up(ClusterConfig config, int nodes, Optional<String> backend) throws Exception {
+    /**
+     * Brings the cluster {@code config} names up with {@code nodes} nodes on the pod network {@code network},
+     * and the agent on {@code backend} if given; returns it.
+     */
+    public static Cluster up(ClusterConfig config, int nodes, PodNetwork network, Optional<String> backend) throws Exception {
         requireRoot();
         Node first = Node.of(config, 0);
         if (NetworkNamespace.exists(first.netns()) || NetworkNamespace.exists(config.underlayNetns())) {
@@ -47,8 +50,8 @@ public final class ClusterLifecycle {
         for (Node n : c.nodes()) {
             Cluster.log("node " + n.name() + " (" + n.nodeIps() + ") in network namespace " + n.netns());
         }
-        Cluster.log("underlay in network namespace " + config.underlayNetns() + ", state in " + config.state());
-        for (Step step : Step.create()) {
+        Cluster.log("underlay in network namespace " + config.underlayNetns() + ", pod network " + network + ", state in " + config.state());
+        for (Step step : Step.create(network)) {
             Cluster.log(step.what() + "...");
             step.up(c);
         }

@@ -13,7 +13,9 @@ import java.util.Optional;
  */
 public final class ClusterMain {
     static final String USAGE = """
-            pipelines/cluster up [--nodes N] [--backend B]   start it with N nodes (1 to 4, default 1) and, with --backend, deploy
+            pipelines/cluster up [--nodes N] [--pod-network host-gw|vxlan] [--backend B]
+                                                 start it with N nodes (1 to 4, default 1) on that pod network (default host-gw:
+                                                 routes on the underlay; vxlan: flannel) and, with --backend, deploy
                                                  npm-agent/deploy/ on backend B
             pipelines/cluster down               stop it and remove everything it made (its state, cgroups, namespaces)
             pipelines/cluster kubeconfig         print the admin kubeconfig's path (kubectl --kubeconfig "$(pipelines/cluster kubeconfig)")
@@ -46,16 +48,19 @@ public final class ClusterMain {
             case "up" -> {
                 Optional<String> backend = Optional.empty();
                 int nodes = 1;
+                PodNetwork network = PodNetwork.HOST_GW;
                 for (int i = 0; i < rest.size(); i++) {
                     if (rest.get(i).equals("--backend") && i + 1 < rest.size()) {
                         backend = Optional.of(rest.get(++i));
+                    } else if (rest.get(i).equals("--pod-network") && i + 1 < rest.size()) {
+                        network = PodNetwork.of(rest.get(++i));
                     } else if (rest.get(i).equals("--nodes") && i + 1 < rest.size()) {
                         nodes = Integer.parseInt(rest.get(++i));
                     } else {
-                        throw new IllegalArgumentException("unknown option " + rest.get(i) + " (up [--nodes N] [--backend B])");
+                        throw new IllegalArgumentException("unknown option " + rest.get(i) + " (up [--nodes N] [--pod-network host-gw|vxlan] [--backend B])");
                     }
                 }
-                ClusterLifecycle.up(config, nodes, backend);
+                ClusterLifecycle.up(config, nodes, network, backend);
                 return 0;
             }
             case "down" -> {

@@ -37,7 +37,7 @@ public record Step(String what, ClusterAction action) {
      * The steps of {@code up}, in order: the underlay and the nodes, the control plane, each node's runtime
      * and kubelet, the pod network, then the cluster's add-ons.
      */
-    static List<Step> create() {
+    static List<Step> create(PodNetwork network) {
         return List.of(
                 new Step("underlay", new Underlay()),
                 perNode("network and mount namespaces", new NodeNamespaces()),
@@ -47,7 +47,7 @@ public record Step(String what, ClusterAction action) {
                 perNode("containerd", new Containerd()),
                 perNode("images", new Images()),
                 perNode("kubelet", new Kubelet()),
-                perNode("pod network (host-gw)", new HostGw()),
+                perNode("pod network (" + network + ")", network.step()),
                 perNode("kube-proxy", new KubeProxy()),
                 new Step("CoreDNS", new CoreDns()));
     }

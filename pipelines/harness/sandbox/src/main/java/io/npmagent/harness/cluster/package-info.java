@@ -1,7 +1,7 @@
 /**
  * {@code pipelines/cluster}: a Kubernetes cluster on this machine, every part upstream's, in namespaces of
  * its own, built as kind builds one: a list of small ordered {@link io.npmagent.harness.cluster.Step}s
- * ({@link io.npmagent.harness.cluster.Step#create()}), the node's steps run per {@link io.npmagent.harness.cluster.Node},
+ * ({@link io.npmagent.harness.cluster.Step#create(io.npmagent.harness.cluster.PodNetwork)}), the node's steps run per {@link io.npmagent.harness.cluster.Node},
  * every node-scoped name taken from the node.
  *
  * <p>A node is a VM-like pair of namespaces: a network namespace (eth0 with the node's address and

@@ -1,6 +1,7 @@
 package io.npmagent.harness.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.gson.JsonParser;
 import java.nio.file.Path;
@@ -14,9 +15,21 @@ class ClusterStepsTest {
 
     @Test
     void upRunsTheNodeThenTheControlPlaneThenTheRuntimeThenTheAddOns() {
-        assertThat(Step.create()).extracting(Step::what).containsExactly("underlay", "network and mount namespaces", "cgroup roots",
+        assertThat(Step.create(PodNetwork.HOST_GW)).extracting(Step::what).containsExactly("underlay", "network and mount namespaces", "cgroup roots",
                 "control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler)", "the API server's bridge to the host",
                 "containerd", "images", "kubelet", "pod network (host-gw)", "kube-proxy", "CoreDNS");
+        assertThat(Step.create(PodNetwork.of("vxlan"))).extracting(Step::what).contains("pod network (vxlan)");
+        assertThatThrownBy(() -> PodNetwork.of("calico")).hasMessageContaining("host-gw or vxlan");
+    }
+
+    @Test
+    void flannelsSubnetFileGivesThePodsAnMtuThatFitsBothTunnels() {
+        var env = Flannel.parse("FLANNEL_NETWORK=10.244.0.0/16\nFLANNEL_SUBNET=10.244.1.1/24\nFLANNEL_IPV6_SUBNET=fd00:10:244:1::1/64\n"
+                + "FLANNEL_MTU=1450\nFLANNEL_IPMASQ=false\n");
+        assertThat(env).containsEntry("FLANNEL_SUBNET", "10.244.1.1/24").containsEntry("FLANNEL_IPMASQ", "false");
+        // flannel.1 is 1450, flannel-v6.1 1430 over the IPv6 underlay: the pods take the smaller.
+        assertThat(Flannel.mtu(env)).isEqualTo(1430);
+        assertThat(Flannel.NET_CONF).contains("\"EnableIPv6\": true", "\"Type\": \"vxlan\"");
     }
 
     @Test
