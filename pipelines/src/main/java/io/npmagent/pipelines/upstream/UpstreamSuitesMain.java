@@ -21,8 +21,12 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "upstream-suites-report", mixinStandardHelpOptions = true)
 public final class UpstreamSuitesMain implements Callable<Integer> {
-    /** The specs of e2e.test that judge a NetworkPolicy implementation: the script's focus. */
-    static final Pattern E2E_OURS = Pattern.compile("\\[sig-network\\] Netpol|\\[Feature:NetworkPolicy\\]");
+    /**
+     * The specs of e2e.test that judge a NetworkPolicy implementation, and the two of a pod network on several
+     * nodes (no SNAT between pods, a source address kept through a ClusterIP): the script's focus.
+     */
+    static final Pattern E2E_OURS = Pattern.compile("\\[sig-network\\] Netpol|\\[Feature:NetworkPolicy\\]|\\[sig-network\\] NoSNAT"
+            + "|should preserve source pod IP for traffic thru service cluster IP");
     /** What the script skips of them, and why: this kernel has no SCTP sockets. */
     static final Pattern E2E_SKIPPED = Pattern.compile("\\[Feature:SCTPConnectivity\\]");
     static final String E2E_SKIP_REASON = "[Feature:SCTPConnectivity]: this kernel has no SCTP sockets";

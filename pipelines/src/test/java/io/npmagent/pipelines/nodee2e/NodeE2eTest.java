@@ -1,6 +1,7 @@
 package io.npmagent.pipelines.nodee2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.withinPercentage;
 
 import io.npmagent.dataplane.exec.CommandResult;
 import io.npmagent.harness.cluster.Agent;
@@ -10,6 +11,8 @@ import io.npmagent.harness.cluster.ClusterLifecycle;
 import io.npmagent.harness.cluster.Node;
 import io.npmagent.harness.cluster.PodNetwork;
 import io.npmagent.harness.process.Await;
+import io.npmagent.harness.process.Daemon;
+import io.npmagent.pipelines.bench.Iperf;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -59,6 +63,10 @@ class NodeE2eTest {
     private static final Duration EVENTUALLY = Duration.ofSeconds(40);
     private static final Duration KUBELET_SYNC = Duration.ofSeconds(150);
     private static final String AGENT = "app.kubernetes.io/name=npm-agent";
+    private static final String BANDWIDTH = "50M";
+    private static final double BANDWIDTH_BITS = 50e6;
+    private static final double BANDWIDTH_TOLERANCE = 0.05;
+    private static final int IPERF_PORT = 5201;
     /** Probes at once: each is a kubectl exec, and a refused one waits its 2 s out. */
     private static final ExecutorService PROBES = Executors.newFixedThreadPool(8);
 
@@ -287,9 +295,80 @@ class NodeE2eTest {
             s.check("bpf: its forward hook is linked on every node (Service traffic judged after DNAT)", () -> cluster.nodes().forEach(n ->
                     assertThat(agentLogs(n)).as(n.name()).doesNotContain("no forward hook")));
         }
-        return s.check(b + ": what the backend before left in every node's kernel is gone, " + b + "'s own is there", () -> eventually(
+        s.check(b + ": what the backend before left in every node's kernel is gone, " + b + "'s own is there", () -> eventually(
                         "only " + b + "'s state", () -> cluster.nodes().stream().allMatch(n -> ALL.stream().allMatch(o -> o.equals(b) == traces(n, o)))))
                 .then(policyChecks(b));
+        // Bandwidth limits are the eBPF backend's alone (the others report them as not applied).
+        return b.equals("bpf") ? s.then(bandwidth()) : s;
+    }
+
+    /**
+     * A pod's bandwidth annotations across nodes: iperf3 (the host's, run in each pod's network namespace) from
+     * the allowed client on the first node to the server on the second, first with the client's egress limited,
+     * then with the server's ingress limited; each within 5% of the limit.
+     */
+    private static Script bandwidth() {
+        Daemon[] server = new Daemon[1];
+        double[] got = new double[2];
+        String client = "allowed-0";
+        return new Script()
+                .act(() -> {
+                    Path log = config.logs().resolve("node-e2e-iperf3.log");
+                    server[0] = Daemon.of("iperf3-server", log, inPod("server", Iperf.server(IPERF_PORT))).start()
+                            .awaitReady(Duration.ofSeconds(20), "iperf3's server in the server pod", () -> logSays(log, Iperf.READY));
+                    k("-n", "node-e2e", "annotate", "pod", client, "kubernetes.io/egress-bandwidth=" + BANDWIDTH, "--overwrite");
+                    got[0] = eventuallyWithinLimit(client);
+                })
+                .check(() -> String.format(Locale.ROOT, "bpf: egress limit %s on %s, to the server on another node: %.1f Mbit/s", BANDWIDTH,
+                        client, got[0] / 1e6), () -> assertThat(got[0]).isCloseTo(BANDWIDTH_BITS, withinPercentage(BANDWIDTH_TOLERANCE * 100)))
+                .act(() -> {
+                    k("-n", "node-e2e", "annotate", "pod", client, "kubernetes.io/egress-bandwidth-");
+                    k("-n", "node-e2e", "annotate", "pod", "server", "kubernetes.io/ingress-bandwidth=" + BANDWIDTH, "--overwrite");
+                    got[1] = eventuallyWithinLimit(client);
+                })
+                .check(() -> String.format(Locale.ROOT, "bpf: ingress limit %s on the server, from %s on another node: %.1f Mbit/s", BANDWIDTH,
+                        client, got[1] / 1e6), () -> assertThat(got[1]).isCloseTo(BANDWIDTH_BITS, withinPercentage(BANDWIDTH_TOLERANCE * 100)))
+                .act(() -> {
+                    k("-n", "node-e2e", "annotate", "pod", "server", "kubernetes.io/ingress-bandwidth-");
+                    server[0].stop();
+                });
+    }
+
+    /**
+     * iperf3 from CLIENT to the server, again until the limit has landed (a rate within the tolerance) or a
+     * while has passed; the last rate measured.
+     */
+    private static double eventuallyWithinLimit(String client) throws Exception {
+        String address = targets.get(0).address();
+        String ip = address.substring(0, address.lastIndexOf(':'));
+        double rate = 0;
+        for (int i = 0; i < 4; i++) {
+            rate = Iperf.report(cluster.run(inPod(client, Iperf.client(ip, IPERF_PORT, 5, 1)))).bitsPerSecond();
+            if (Math.abs(rate - BANDWIDTH_BITS) <= BANDWIDTH_TOLERANCE * BANDWIDTH_BITS) {
+                break;
+            }
+        }
+        return rate;
+    }
+
+    private static boolean logSays(Path log, String text) {
+        try {
+            return Files.readString(log).contains(text);
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    /** ARGV run in the pod's network namespace, from the host (the pod's container's process, found through its node's containerd). */
+    private static List<String> inPod(String pod, List<String> argv) {
+        String node = k("-n", "node-e2e", "get", "pod", pod, "-o", "jsonpath={.spec.nodeName}");
+        String id = k("-n", "node-e2e", "get", "pod", pod, "-o", "jsonpath={.status.containerStatuses[0].containerID}").replace("containerd://", "");
+        String pid = cluster.must(cluster.node(node).ctr(List.of("task", "ls"))).stdout().lines().map(l -> l.split("\\s+"))
+                .filter(f -> f.length >= 2 && f[0].equals(id)).map(f -> f[1]).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no task for " + pod + "'s container " + id + " on " + node));
+        List<String> out = new ArrayList<>(List.of("nsenter", "-t", pid, "-n", "--"));
+        out.addAll(argv);
+        return out;
     }
 
     private static Script policyChecks(String b) {
