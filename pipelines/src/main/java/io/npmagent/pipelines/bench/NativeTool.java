@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -32,6 +33,18 @@ public final class NativeTool {
 
     /** The binary of {@code name}.c, built if stale. */
     public static Path build(String name) throws IOException, BuildFailed {
+        return build(name, targetDir().resolve("native"), List.of());
+    }
+
+    /**
+     * The binary of {@code name}.c linked statically (into {@code target/native/static}), built if stale: for a
+     * tool run as a pod's container, whose image has no C library.
+     */
+    public static Path buildStatic(String name) throws IOException, BuildFailed {
+        return build(name, targetDir().resolve("native").resolve("static"), List.of("-static"));
+    }
+
+    private static Path build(String name, Path dir, List<String> flags) throws IOException, BuildFailed {
         String sourceName = name + ".c";
         byte[] source;
         try (InputStream in = NativeTool.class.getResourceAsStream(sourceName)) {
@@ -40,7 +53,6 @@ public final class NativeTool {
             }
             source = in.readAllBytes();
         }
-        Path dir = targetDir().resolve("native");
         Path binary = dir.resolve(name);
         Path built = dir.resolve(sourceName);
         if (Files.isExecutable(binary) && Files.exists(built) && Arrays.equals(Files.readAllBytes(built), source)) {
@@ -56,8 +68,10 @@ public final class NativeTool {
         Path tmpBinary = dir.resolve(tmpSource.getFileName().toString().replace(".c", ""));
         try {
             Files.write(tmpSource, source);
-            CommandResult cc = ProcessRunner.host().run(List.of("cc", "-O2", "-Wall", "-o", tmpBinary.toString(), tmpSource.toString()),
-                    "", Duration.ofSeconds(60));
+            List<String> argv = new ArrayList<>(List.of("cc", "-O2", "-Wall"));
+            argv.addAll(flags);
+            argv.addAll(List.of("-o", tmpBinary.toString(), tmpSource.toString()));
+            CommandResult cc = ProcessRunner.host().run(argv, "", Duration.ofSeconds(60));
             if (!cc.ok()) {
                 throw new BuildFailed("cc could not build " + sourceName + ": " + cc.errorSummary());
             }

@@ -138,7 +138,8 @@ public final class Npm640 {
         }
     }
 
-    static double percentile(List<Double> sorted, double q) {
+    /** The Q quantile of SORTED (nearest rank), 0 when it is empty. */
+    public static double percentile(List<Double> sorted, double q) {
         if (sorted.isEmpty()) {
             return 0;
         }

@@ -15,7 +15,7 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
- * {@code pipelines/node-e2e [--nodes N] [--pod-network host-gw|vxlan] [--backend B]... [--keep]}: runs {@link NodeE2eTest} (the {@code node-e2e}
+ * {@code pipelines/node-e2e [--nodes N] [--pod-network host-gw|vxlan] [--backend B]... [--newcomers N] [--keep]}: runs {@link NodeE2eTest} (the {@code node-e2e}
  * tag) on the JUnit Platform in this JVM, printing each check as it ends ({@code PASS name} or
  * {@code FAIL name: why}) and, last and alone on its line, {@code N passed, M failed}; exit 1 if any failed.
  */
@@ -44,6 +44,12 @@ public final class NodeE2eMain {
                     }
                     System.setProperty(NodeE2eTest.NETWORK_PROPERTY, args[++i]);
                 }
+                case "--newcomers" -> {
+                    if (i + 1 >= args.length || !args[i + 1].matches("[1-9][0-9]*")) {
+                        usage("--newcomers needs a number of pods");
+                    }
+                    System.setProperty(NodeE2eTest.NEWCOMERS_PROPERTY, args[++i]);
+                }
                 case "--keep" -> System.setProperty(NodeE2eTest.KEEP, "true");
                 default -> usage("unknown option " + args[i]);
             }
@@ -66,7 +72,7 @@ public final class NodeE2eMain {
     }
 
     private static void usage(String message) {
-        System.err.println("node-e2e: " + message + " (node-e2e [--nodes N] [--pod-network host-gw|vxlan] [--backend B]... [--keep])");
+        System.err.println("node-e2e: " + message + " (node-e2e [--nodes N] [--pod-network host-gw|vxlan] [--backend B]... [--newcomers N] [--keep])");
         System.exit(2);
     }
 

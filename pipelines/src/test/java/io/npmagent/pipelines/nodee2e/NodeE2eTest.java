@@ -13,6 +13,7 @@ import io.npmagent.harness.cluster.PodNetwork;
 import io.npmagent.harness.process.Await;
 import io.npmagent.harness.process.Daemon;
 import io.npmagent.pipelines.bench.Iperf;
+import io.npmagent.pipelines.bench.NativeTool;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,6 +60,7 @@ class NodeE2eTest {
     static final String KEEP = "node-e2e.keep";
     static final String NODES_PROPERTY = "node-e2e.nodes";
     static final String NETWORK_PROPERTY = "node-e2e.pod-network";
+    static final String NEWCOMERS_PROPERTY = "node-e2e.newcomers";
     static final List<String> ALL = List.of("bpf", "iptables-legacy", "nft", "iptables-nft");
     private static final Duration EVENTUALLY = Duration.ofSeconds(40);
     private static final Duration KUBELET_SYNC = Duration.ofSeconds(150);
@@ -298,8 +300,35 @@ class NodeE2eTest {
         s.check(b + ": what the backend before left in every node's kernel is gone, " + b + "'s own is there", () -> eventually(
                         "only " + b + "'s state", () -> cluster.nodes().stream().allMatch(n -> ALL.stream().allMatch(o -> o.equals(b) == traces(n, o)))))
                 .then(policyChecks(b));
+        if (nodes > 1) {
+            s.then(newcomers(b));
+        }
         // Bandwidth limits are the eBPF backend's alone (the others report them as not applied).
         return b.equals("bpf") ? s.then(bandwidth()) : s;
+    }
+
+    /**
+     * New pods' identities reaching every other node ({@link Newcomers}): {@value #NEWCOMERS_PROPERTY} pods (default
+     * 200), their figures in the check's name; no stranger ever admitted, every newcomer admitted everywhere.
+     */
+    private static Script newcomers(String b) {
+        Newcomers.Figures[] f = new Newcomers.Figures[1];
+        return new Script()
+                .act(() -> {
+                    String agnhost = Files.readString(config.state().resolve("agnhost-image")).strip();
+                    f[0] = new Newcomers(cluster, NativeTool.buildStatic("firstconnect"), agnhost, config.state())
+                            .run(Integer.getInteger(NEWCOMERS_PROPERTY, 200));
+                    // Beside the build, not in the cluster's state: down removes that.
+                    Path samples = Files.createDirectories(cluster.checkout().resolve("pipelines/target/node-e2e")).resolve("newcomers-" + b + ".tsv");
+                    Files.write(samples, f[0].samples().stream().map(x -> String.join("\t", x.pod(), Integer.toString(x.from()),
+                            Integer.toString(x.to()), x.family(), String.format(Locale.ROOT, "%.1f", x.ms()), x.first())).toList());
+                    say(b + ": newcomers: " + f[0].summary() + " (every pair: " + samples + ")");
+                })
+                .check(() -> b + ": a new pod's identity reaches every other node: " + f[0].summary(), () -> {
+                    assertThat(f[0].strangerConnects()).as("strangers admitted: the agent failed open").isEmpty();
+                    assertThat(f[0].unreached()).as("newcomers never admitted").isEmpty();
+                    assertThat(f[0].samples()).isNotEmpty();
+                });
     }
 
     /**
