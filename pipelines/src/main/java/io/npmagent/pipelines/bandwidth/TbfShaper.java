@@ -31,7 +31,7 @@ final class TbfShaper {
                 .orElseThrow(() -> new IOException("sandbox " + sandbox + " has no pod " + pod));
         String veth = "veth" + index;
         String ifb = "ifb" + index;
-        NetworkNamespace node = NetworkNamespace.existing(s.nodeNetns());
+        NetworkNamespace node = NetworkNamespace.existing(s.node(0).netns());
         node.must("ip", "link", "add", ifb, "type", "ifb");
         node.must("ip", "link", "set", ifb, "up");
         node.must("tc", "qdisc", "add", "dev", ifb, "root", "tbf", "rate", bitsPerSecond + "bit", "burst",

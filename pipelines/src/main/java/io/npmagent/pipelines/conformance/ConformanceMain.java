@@ -19,10 +19,11 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code pipelines/conformance}: every case under {@code pipelines/conformance/cases}, one after another
- * on one sandbox node (a real API server, kube-proxy, the agent on its informers) per backend, with
- * real packets, then the DNS case ({@link DnsCase}: a lookup through kube-dns under default-deny egress
- * plus allow-DNS) on the same node; a pass/fail table and the closing line {@code N passed, M failed}.
- * Backends run one after another, each on a sandbox of its own.
+ * on one sandbox per backend (a real API server, two nodes by default, kube-proxy and the agent on its
+ * informers on each; the pods spread over the nodes, so every case has pairs on one node and pairs
+ * across nodes, directly and through Services), with real packets, then the DNS case ({@link DnsCase}: a
+ * lookup through kube-dns under default-deny egress plus allow-DNS) on the same sandbox; a pass/fail
+ * table and the closing line {@code N passed, M failed}. Two backends at a time, each on a sandbox of its own.
  */
 @Command(name = "conformance", mixinStandardHelpOptions = true,
         description = "Run the NetworkPolicy conformance cases with real packets on every installed backend.")
@@ -42,6 +43,10 @@ public final class ConformanceMain implements Callable<Integer> {
 
     @Option(names = "--case", paramLabel = "TEXT", description = "Only cases whose name contains TEXT (--case dns: the DNS case).")
     String only;
+
+    @Option(names = "--nodes", defaultValue = "2", paramLabel = "N",
+            description = "Nodes per sandbox, 1 to 4 (default: ${DEFAULT-VALUE}); the model's pods are spread over them round-robin.")
+    int nodes;
 
     public static void main(String[] args) {
         System.exit(new CommandLine(new ConformanceMain()).execute(args));
@@ -73,7 +78,7 @@ public final class ConformanceMain implements Callable<Integer> {
                 }
             }
         }
-        out.printf("# %d cases on %s%n", names.size(), String.join(", ", chosen));
+        out.printf("# %d cases on %s, %d node%s each%n", names.size(), String.join(", ", chosen), nodes, nodes == 1 ? "" : "s");
         // Two backends at a time: each sandbox is a whole cluster (etcd, kube-apiserver, controller manager,
         // kube-proxy, the agent) whose cases mostly wait (on convergence, on denied probes' timeouts); four at
         // once on two cores starve the pods' servers past the probe's timeout, which would read as denials.
@@ -82,7 +87,7 @@ public final class ConformanceMain implements Callable<Integer> {
         for (String backend : chosen) {
             runs.put(backend, pool.submit(() -> {
                 List<CaseResult> results = new ArrayList<>();
-                try (SandboxCaseRun node = SandboxCaseRun.up(model, backend, kubeProxyMode)) {
+                try (SandboxCaseRun node = SandboxCaseRun.up(model, backend, kubeProxyMode, nodes)) {
                     for (ConformanceCase c : cases) {
                         results.add(report(out, node.run(c)));
                     }

@@ -1,6 +1,7 @@
 package io.npmagent.pipelines.conformance;
 
 import io.npmagent.harness.cli.HarnessMain;
+import io.npmagent.harness.sandbox.Sandbox;
 import com.google.gson.Gson;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
@@ -63,7 +64,7 @@ final class SandboxCaseRun implements AutoCloseable {
      * once with the model, and each case starts by putting the model back (labels as the model has them,
      * no policies) in the same generation as its first step.
      */
-    private SandboxCaseRun(ConformanceModel model, String backend, String kubeProxyMode) throws IOException {
+    private SandboxCaseRun(ConformanceModel model, String backend, String kubeProxyMode, int nodes) throws IOException {
         this.model = model;
         this.backend = backend;
         this.sandbox = "conf-" + backend.replace("iptables-", "ipt-");
@@ -72,8 +73,11 @@ final class SandboxCaseRun implements AutoCloseable {
         write(dir.resolve(KubeDns.FILE), KubeDns.manifests());
         // Generous waits: two backends bring up two clusters at once on a small machine.
         CliRun up = HarnessMain.run("sandbox", "up", "--name", sandbox, "--manifests", dir.toString(), "--backend", backend,
-                "--kube-proxy-mode", kubeProxyMode, "--wait-seconds", "180");
+                "--kube-proxy-mode", kubeProxyMode, "--nodes", Integer.toString(nodes), "--wait-seconds", "180");
         this.upError = up.exitCode() == 0 ? null : "sandbox up failed: " + up.err().strip();
+        if (upError == null) {
+            System.out.println("# " + backend + ": " + placement(Sandbox.named(sandbox).pods()));
+        }
         KubeDns started = null;
         String why = upError;
         if (upError == null) {
@@ -87,8 +91,15 @@ final class SandboxCaseRun implements AutoCloseable {
         this.dnsError = started == null ? why : null;
     }
 
-    static SandboxCaseRun up(ConformanceModel model, String backend, String kubeProxyMode) throws IOException {
-        return new SandboxCaseRun(model, backend, kubeProxyMode);
+    /** Where the pods landed, node by node: {@code node: ns/pod ns/pod; node: ...}. */
+    static String placement(List<Sandbox.PodRecord> pods) {
+        Map<String, List<String>> byNode = new TreeMap<>();
+        pods.forEach(p -> byNode.computeIfAbsent(p.node(), n -> new ArrayList<>()).add(p.pod()));
+        return String.join("; ", byNode.entrySet().stream().map(e -> e.getKey() + ": " + String.join(" ", e.getValue())).toList());
+    }
+
+    static SandboxCaseRun up(ConformanceModel model, String backend, String kubeProxyMode, int nodes) throws IOException {
+        return new SandboxCaseRun(model, backend, kubeProxyMode, nodes);
     }
 
     private void writeModel() throws IOException {

@@ -35,7 +35,7 @@ class BigTcpKernelTest {
             for (String pod : List.of(BandwidthManifests.CLIENT, BandwidthManifests.SERVER)) {
                 Rtnetlink.Link podEnd = podEnd(sandbox.netns(pod));
                 Rtnetlink.Link nodeEnd;
-                try (NetnsThread node = NetnsThread.enter(Sandbox.named(name).nodeNetns())) {
+                try (NetnsThread node = NetnsThread.enter(Sandbox.named(name).node(0).netns())) {
                     nodeEnd = node.get(() -> Rtnetlink.link(podEnd.peer()));
                 }
                 for (Rtnetlink.Link end : List.of(podEnd, nodeEnd)) {

@@ -14,7 +14,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code sandbox metrics}: the sandbox agent's metrics, in Prometheus text format (refreshed every second). */
+/** {@code sandbox metrics}: a sandbox node's agent's metrics, in Prometheus text format (refreshed every second). */
 @Command(name = "metrics", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Print the sandbox agent's metrics (Prometheus text format).")
 final class SandboxMetricsCommand implements Callable<Integer> {
@@ -27,10 +27,20 @@ final class SandboxMetricsCommand implements Callable<Integer> {
     @Option(names = "--grep", paramLabel = "TEXT", description = "Only lines containing TEXT (comments are left out).")
     String grep;
 
+    @Option(names = "--node", paramLabel = "NODE", description = "Whose agent (default: the first node; sandbox nodes lists them).")
+    String node;
+
     @Override
     public Integer call() throws IOException {
         Sandbox sandbox = name.sandbox();
-        Path file = sandbox.dir().resolve(ManifestLoop.METRICS_FILE);
+        Path dir;
+        try {
+            dir = node == null ? sandbox.node(0).stateDir() : sandbox.node(node).stateDir();
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("npm-agent sandbox metrics: " + e.getMessage());
+            return ExitCodes.USAGE;
+        }
+        Path file = dir.resolve(ManifestLoop.METRICS_FILE);
         if (!Files.exists(file)) {
             spec.commandLine().getErr().println("npm-agent sandbox metrics: sandbox " + sandbox.name() + " has no metrics (is it up?)");
             return ExitCodes.USAGE;

@@ -18,12 +18,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code sandbox up}: a node of a real cluster (control plane, the node, kube-proxy; see
- * {@code SandboxDaemon}) with the manifest directory applied through the API server: a network
- * namespace per pod (addresses from {@code status.podIP}/{@code podIPs}, or assigned), servers on every
- * declared TCP and UDP port, and the agent enforcing from the API server, as the DaemonSet does. The
- * directory keeps being followed. Returns once it is applied and enforced; objects the API server
- * refused are named on stderr.
+ * {@code sandbox up}: one or more nodes of a real cluster (control plane, the nodes, kube-proxy on each;
+ * see {@code SandboxDaemon}) with the manifest directory applied through the API server: a network
+ * namespace per pod on the node it is placed on (addresses from {@code status.podIP}/{@code podIPs}, or
+ * assigned), servers on every declared TCP and UDP port, and on every node the agent enforcing from the
+ * API server, as the DaemonSet does. The directory keeps being followed. Returns once it is applied and
+ * enforced on every node; objects the API server refused are named on stderr.
  */
 @Command(name = "up", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Bring up a sandbox node from a manifest directory, and keep it following the directory.")
@@ -45,6 +45,11 @@ final class SandboxUpCommand implements Callable<Integer> {
             description = "The mode of the node's kube-proxy: iptables or nftables (default: ${DEFAULT-VALUE}).")
     String kubeProxyMode;
 
+    @Option(names = "--nodes", defaultValue = "1", paramLabel = "N",
+            description = "How many nodes, 1 to 4 (default: ${DEFAULT-VALUE}), each with its own agent and kube-proxy; a pod's "
+                    + "spec.nodeName places it, pods without one are spread round-robin in the order applied.")
+    int nodes;
+
     @Mixin
     BandwidthOptions bandwidth;
 
@@ -55,10 +60,12 @@ final class SandboxUpCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         Sandbox sandbox = name.sandbox();
         try {
-            AgentStatus status = SandboxLifecycle.up(sandbox, manifests, backend, kubeProxyMode, bandwidth.settings(), Duration.ofSeconds(waitSeconds));
-            spec.commandLine().getOut().printf("sandbox %s is up: node %s (namespace %s), %d pods, backend %s, %d policies applied%n"
+            AgentStatus status = SandboxLifecycle.up(sandbox, manifests, backend, kubeProxyMode, bandwidth.settings(), nodes,
+                    Duration.ofSeconds(waitSeconds));
+            String where = String.join(", ", sandbox.nodes().stream().map(n -> n.name() + " (namespace " + n.netns() + ")").toList());
+            spec.commandLine().getOut().printf("sandbox %s is up: %s %s, %d pods, backend %s, %d policies applied%n"
                     + "  backend: %s%n  cluster: kube-apiserver with RBAC, kube-proxy (%s mode); kubectl --kubeconfig %s%n",
-                    sandbox.name(), sandbox.nodeName(), sandbox.nodeNetns(), sandbox.pods().size(), status.backend(), status.policies(),
+                    sandbox.name(), nodes == 1 ? "node" : nodes + " nodes", where, sandbox.pods().size(), status.backend(), status.policies(),
                     status.backendReason(), kubeProxyMode, sandbox.adminKubeconfig());
             NodeStatus node = NodeStatus.read(sandbox.dir());
             if (node != null) {

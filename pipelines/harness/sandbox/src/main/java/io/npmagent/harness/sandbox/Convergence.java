@@ -9,12 +9,14 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * Waiting for a sandbox to have what its API server holds now, with the manifest directory as it is now
  * in it: the node daemon has applied the directory's generation (its content hash) to the server and
- * built every pod for the server's objects, and the agent has those objects' state in the kernel. The
- * objects are named by a {@link ServerDigest}, which the daemon, the agent and this check each compute.
+ * built every pod for the server's objects, and every node's agent has those objects' state in its
+ * node's kernel. The objects are named by a {@link ServerDigest}, which the daemon, each agent and this
+ * check compute.
  */
 public final class Convergence {
     private Convergence() {}
@@ -28,24 +30,35 @@ public final class Convergence {
         }
     }
 
+    /** Waits as above; returns node 0's agent's status. */
     public static AgentStatus await(Sandbox sandbox, Duration timeout) throws IOException, NotConverged {
         Sandbox.Spec spec = sandbox.spec();
+        List<SandboxNode> nodes = sandbox.nodes();
         Instant deadline = Instant.now().plus(timeout);
         ApiClient admin = null;
         String server = "";
         while (true) {
             String hash = ManifestDirectory.hash(Path.of(spec.manifests()));
             NodeStatus node = NodeStatus.read(sandbox.dir());
-            AgentStatus status = AgentStatus.read(sandbox.dir());
-            if (node != null && hash.equals(node.manifestsHash()) && !node.builtDigest().isEmpty() && status != null
-                    && node.builtDigest().equals(status.appliedHash())) {
+            AgentStatus first = null;
+            SandboxNode behind = null; // the first node whose agent has not applied what the nodes are built for
+            AgentStatus behindStatus = null;
+            for (SandboxNode n : nodes) {
+                AgentStatus s = AgentStatus.read(n.stateDir());
+                first = n.index() == 0 ? s : first;
+                if (behind == null && (s == null || node == null || !node.builtDigest().equals(s.appliedHash()))) {
+                    behind = n;
+                    behindStatus = s;
+                }
+            }
+            if (node != null && hash.equals(node.manifestsHash()) && !node.builtDigest().isEmpty() && behind == null) {
                 if (admin == null) {
                     admin = ControlPlane.client(sandbox.adminKubeconfig());
                 }
                 // The server may have moved on since (kubectl, another tool): both must have caught up with it now.
                 server = ServerDigest.of(admin);
                 if (server.equals(node.builtDigest())) {
-                    return status;
+                    return first;
                 }
             }
             if (!ProcessHandle.of(spec.daemonPid()).map(ProcessHandle::isAlive).orElse(false)) {
@@ -55,7 +68,8 @@ public final class Convergence {
             }
             if (Instant.now().isAfter(deadline)) {
                 throw new NotConverged("sandbox " + sandbox.name() + " has not applied " + spec.manifests() + " (generation "
-                        + hash + ") within " + timeout.toSeconds() + " s: " + describe(node, hash) + "; " + describe(status));
+                        + hash + ") within " + timeout.toSeconds() + " s: " + describe(node, hash) + "; "
+                        + (behind == null ? "every agent has applied it" : (nodes.size() > 1 ? "on " + behind.name() + ", " : "") + describe(behindStatus)));
             }
             try {
                 Thread.sleep(50);

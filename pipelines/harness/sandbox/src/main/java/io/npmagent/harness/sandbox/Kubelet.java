@@ -27,9 +27,10 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The sandbox's kubelet and CNI for its one node: for each pod the API server puts on the node, an
- * address (the manifest's {@code status.podIPs} or {@code status.podIP} when it declares one, else one
- * from {@link AddressAssigner}; the node's for host-network pods), the pod built ({@link PodPlumbing}:
+ * The sandbox's kubelet and CNI for every one of its nodes: for each pod the API server puts on one of
+ * them, an address (the manifest's {@code status.podIPs} or {@code status.podIP} when it declares one, else
+ * one from {@link AddressAssigner}, unique across the nodes; its node's for host-network pods), the pod
+ * built on its node ({@link PodPlumbing}:
  * namespace, veth, routes, servers), then the status kubelet would write through the status subresource
  * ({@code phase} as the manifest says, else Running, {@code podIPs}, {@code hostIPs}, Ready conditions). A pod being deleted is confirmed with a zero grace period, as kubelet does once its
  * containers stopped.
@@ -38,31 +39,30 @@ final class Kubelet {
     private static final System.Logger LOG = System.getLogger(Kubelet.class.getName());
 
     private final CoreV1Api api;
-    private final String node;
-    private final List<String> nodeIps;
+    private final Map<String, SandboxNode> nodes = new TreeMap<>();
     private final PodPlumbing plumbing;
     private final AddressAssigner addresses = new AddressAssigner();
 
-    Kubelet(ApiClient admin, String node, List<String> nodeIps, PodPlumbing plumbing) {
+    Kubelet(ApiClient admin, List<SandboxNode> nodes, PodPlumbing plumbing) {
         this.api = new CoreV1Api(admin);
-        this.node = node;
-        this.nodeIps = List.copyOf(nodeIps);
+        nodes.forEach(n -> this.nodes.put(n.name(), n));
         this.plumbing = plumbing;
     }
 
     /**
-     * One pass over the node's pods; true when it wrote nothing to the API server, i.e. every pod the
-     * server shows is built as the server shows it.
+     * One pass over the nodes' pods; true when it wrote nothing to the API server, i.e. every pod the
+     * server shows on a node of the sandbox is built as the server shows it.
      *
      * @param manifests the directory's pods by {@code namespace/name}, for the addresses and phase they declare
      */
     boolean sync(Map<String, JsonObject> manifests) throws IOException {
         List<V1Pod> pods;
         try {
-            pods = api.listPodForAllNamespaces().fieldSelector("spec.nodeName=" + node).execute().getItems();
+            pods = api.listPodForAllNamespaces().execute().getItems();
         } catch (ApiException e) {
             throw new IOException("cannot list the node's pods: HTTP " + e.getCode() + " " + e.getResponseBody(), e);
         }
+        // Every pod's address is taken, on whichever node; then only the sandbox's nodes' pods are built.
         Set<IpAddress> taken = new HashSet<>();
         manifests.values().forEach(m -> taken.addAll(declaredIps(m)));
         pods.forEach(p -> {
@@ -70,6 +70,7 @@ final class Kubelet {
                 p.getStatus().getPodIPs().forEach(ip -> taken.add(IpAddress.parse(ip.getIp())));
             }
         });
+        pods = pods.stream().filter(p -> p.getSpec() != null && nodes.containsKey(p.getSpec().getNodeName())).toList();
         boolean quiet = true;
         TreeMap<PodKey, Pod> built = new TreeMap<>();
         Set<PodKey> live = new HashSet<>();
@@ -118,6 +119,7 @@ final class Kubelet {
     }
 
     private V1PodStatus status(V1Pod pod, PodKey key, JsonObject manifest, Set<IpAddress> taken) {
+        List<String> nodeIps = nodes.get(pod.getSpec().getNodeName()).ips();
         List<IpAddress> ips;
         boolean hostNetwork = pod.getSpec() != null && Boolean.TRUE.equals(pod.getSpec().getHostNetwork());
         if (hostNetwork) {

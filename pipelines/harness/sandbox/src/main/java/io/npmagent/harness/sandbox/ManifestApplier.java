@@ -25,8 +25,8 @@ import okhttp3.Response;
  * Keeps the API server holding what the sandbox's manifest directory says, as {@code kubectl apply
  * --server-side --force-conflicts} and {@code kubectl delete} would: each object is applied (created
  * or updated), in the order namespaces, services, pods, policies, and an object that left the
- * directory is deleted. Pods are put on the sandbox's node, whatever node they name (the scheduler's
- * part; the sandbox is a one-node cluster), and get an image if
+ * directory is deleted. Pods are put on one of the sandbox's nodes ({@link PodPlacement}: the scheduler's
+ * part), and get an image if
  * they name none; a pod change the server calls immutable is a delete and a create, as kubelet and a
  * controller would do it.
  *
@@ -43,7 +43,7 @@ final class ManifestApplier {
     static final String IMAGE = "registry.invalid/npm-agent-sandbox/pod";
 
     private final ApiClient admin;
-    private final String node;
+    private final PodPlacement placement;
     /** What the server holds of ours: key (kind/namespace/name) to the object as last applied. */
     private final Map<String, JsonObject> applied = new LinkedHashMap<>();
     /** Each file's objects as last read cleanly, kept while a later version of the file does not parse. */
@@ -52,9 +52,9 @@ final class ManifestApplier {
     /** One application of the directory: whether everything is in the server (nothing to try again), and what it refused. */
     record Outcome(boolean complete, List<String> rejected, Map<String, JsonObject> pods) {}
 
-    ManifestApplier(ApiClient admin, String node) {
+    ManifestApplier(ApiClient admin, List<String> nodes) {
         this.admin = admin;
-        this.node = node;
+        this.placement = new PodPlacement(nodes);
     }
 
     Outcome apply(Path dir) throws IOException {
@@ -119,6 +119,7 @@ final class ManifestApplier {
                 pods.put(namespace(o) + "/" + name(o), o);
             }
         });
+        placement.retain(pods.keySet());
         return new Outcome(complete, rejected, pods);
     }
 
@@ -179,8 +180,15 @@ final class ManifestApplier {
         if (kind.equals("Pod")) {
             JsonObject spec = o.has("spec") && o.get("spec").isJsonObject() ? o.getAsJsonObject("spec") : new JsonObject();
             o.add("spec", spec);
-            // Every pod of the directory is one of this node's (the sandbox is one node), whatever node it names.
-            spec.addProperty("nodeName", node);
+            String pod = namespace(o) + "/" + name(o);
+            String named = spec.has("nodeName") && spec.get("nodeName").isJsonPrimitive() ? spec.get("nodeName").getAsString() : null;
+            if (!placement.placed(pod)) {
+                String existing = serverNode(o);
+                if (existing != null) {
+                    placement.adopt(pod, named, existing);
+                }
+            }
+            spec.addProperty("nodeName", placement.place(pod, named));
             if (spec.has("containers") && spec.get("containers").isJsonArray()) {
                 for (JsonElement c : spec.getAsJsonArray("containers")) {
                     if (c.isJsonObject() && !c.getAsJsonObject().has("image")) {
@@ -197,6 +205,20 @@ final class ManifestApplier {
             }
         }
         return null;
+    }
+
+    /** The node the API server has the pod on, or null (no such pod yet, or no answer: then it is placed anew). */
+    private String serverNode(JsonObject pod) {
+        Request request = new Request.Builder().url(admin.getBasePath() + path(pod)).get().build();
+        try (Response r = admin.getHttpClient().newCall(request).execute()) {
+            if (!r.isSuccessful() || r.body() == null) {
+                return null;
+            }
+            JsonObject spec = JsonParser.parseString(r.body().string()).getAsJsonObject().getAsJsonObject("spec");
+            return spec != null && spec.has("nodeName") && spec.get("nodeName").isJsonPrimitive() ? spec.get("nodeName").getAsString() : null;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     private static String path(JsonObject o) {

@@ -19,11 +19,13 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * One sandbox: a name, the network namespaces that carry it, and its state directory.
+ * One sandbox: a name, its nodes ({@link SandboxNode}), the network namespaces that carry it, and its
+ * state directory.
  *
- * <p>Namespaces are {@code npmsb-<name>.node} and {@code npmsb-<name>.p<n>}, so a sandbox owns exactly
- * the namespaces whose names start with {@code npmsb-<name>.} (names cannot hold a dot) and two
- * sandboxes never touch each other's. The state directory (under {@code /run/npm-agent/sandboxes},
+ * <p>Namespaces are {@code npmsb-<name>.node} (node 0), {@code npmsb-<name>.node<i>} (node i),
+ * {@code npmsb-<name>.ul} (the underlay joining the nodes, when there are several) and
+ * {@code npmsb-<name>.p<n>} (pod n, on whichever node), so a sandbox owns exactly the namespaces whose
+ * names start with {@code npmsb-<name>.} (names cannot hold a dot) and two sandboxes never touch each other's. The state directory (under {@code /run/npm-agent/sandboxes},
  * or {@code $NPM_AGENT_SANDBOXES}) holds {@code sandbox.json} (what was brought up), {@code pods.json}
  * (what the node daemon built), {@code node.json} (what the daemon has put in the API server), the
  * agent's {@code status.json} and {@code metrics.prom}, the logs ({@code daemon.log}, {@code agent.log},
@@ -38,7 +40,13 @@ public final class Sandbox {
     private final Path dir;
 
     /** What {@code sandbox up} started: kept so that probe, exec and down find it again. */
-    public record Spec(String name, String manifests, String backend, String kubeProxyMode, Shaping shaping, long daemonPid, String created) {}
+    public record Spec(String name, String manifests, String backend, String kubeProxyMode, Shaping shaping, long daemonPid, String created,
+            int nodes) {
+        /** How many nodes: a spec of an older version, without the count, had one. */
+        public int nodeCount() {
+            return Math.max(1, nodes);
+        }
+    }
 
     /** The bandwidth settings the sandbox's agent runs with, as the spec file keeps them (absent: the defaults). */
     public record Shaping(long horizonNanos, long ecnThresholdNanos, long ingressBurstNanos, boolean bbr, String flowControl,
@@ -56,8 +64,12 @@ public final class Sandbox {
         }
     }
 
-    /** One pod as the node daemon built it; {@code cgroup} holds its processes (null in a record of an older version). */
-    public record PodRecord(String pod, String netns, int index, List<String> ips, List<String> served, long serverPid, String cgroup) {
+    /**
+     * One pod as the node daemon built it: on node {@code node} (its name; null in a record of an older
+     * version: node 0); {@code cgroup} holds its processes (null in a record of an older version).
+     */
+    public record PodRecord(String pod, String node, String netns, int index, List<String> ips, List<String> served, long serverPid,
+            String cgroup) {
         /** {@code argv} as one of this pod's processes: in its network namespace and its cgroup. */
         public List<String> command(List<String> argv) {
             List<String> inPod = new ArrayList<>(List.of("ip", "netns", "exec", netns));
@@ -88,11 +100,6 @@ public final class Sandbox {
         return dir;
     }
 
-    /** The node's name in its cluster. */
-    public String nodeName() {
-        return "npmsb-" + name;
-    }
-
     /** The control plane's directory (certificates, etcd, logs, {@code admin.kubeconfig}). */
     public Path clusterDir() {
         return dir.resolve("cluster");
@@ -103,13 +110,32 @@ public final class Sandbox {
         return clusterDir().resolve("admin.kubeconfig");
     }
 
-    /** The sandbox's own bpffs mount, where the eBPF backend pins (never the host's /sys/fs/bpf). */
-    public Path bpffs() {
-        return dir.resolve("bpffs");
+    /** Node {@code index} (0 to {@link SandboxNode#MAX_NODES} - 1), whether or not the sandbox has it. */
+    public SandboxNode node(int index) {
+        return SandboxNode.of(this, index);
     }
 
-    public String nodeNetns() {
-        return "npmsb-" + name + ".node";
+    /** The nodes the sandbox was brought up with. */
+    public List<SandboxNode> nodes() throws IOException {
+        int n = spec().nodeCount();
+        List<SandboxNode> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(node(i));
+        }
+        return out;
+    }
+
+    /** The node named {@code nodeName}, or an error naming the sandbox's nodes. */
+    public SandboxNode node(String nodeName) throws IOException {
+        List<SandboxNode> nodes = nodes();
+        return nodes.stream().filter(n -> n.name().equals(nodeName)).findFirst().orElseThrow(() -> new IllegalArgumentException(
+                "sandbox " + name + " has no node " + ApiSyntax.quote(nodeName) + " (its nodes: "
+                        + String.join(", ", nodes.stream().map(SandboxNode::name).toList()) + ")"));
+    }
+
+    /** The namespace of the underlay that joins the nodes (a bridge, one port per node), when there are several. */
+    public String underlayNetns() {
+        return "npmsb-" + name + ".ul";
     }
 
     public String podNetns(int index) {

@@ -1,6 +1,5 @@
 package io.npmagent.harness.sandbox;
 
-import io.npmagent.harness.node.NetworkNamespace;
 import io.npmagent.harness.process.Cgroups;
 import io.kubernetes.client.openapi.ApiClient;
 import io.npmagent.harness.controlplane.AgentIdentity;
@@ -17,14 +16,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The process {@code sandbox up} leaves running: a node of a real cluster. It starts the control plane
- * ({@link ControlPlane}: etcd, kube-apiserver with RBAC, kube-controller-manager), registers the node,
+ * The process {@code sandbox up} leaves running: the nodes of a real cluster. It starts the control plane
+ * ({@link ControlPlane}: etcd, kube-apiserver with RBAC, kube-controller-manager), registers each node,
  * applies {@code deploy/rbac.yaml} and gets the agent its ServiceAccount token, starts the real
- * kube-proxy in the node namespace ({@link SandboxNode}) and the agent as the DaemonSet runs it
- * ({@code npm-agent run --kubeconfig}, informers, its own rights only, kernel commands in the node
- * namespace). Then, every 100 ms, it keeps the API server holding the manifest directory
- * ({@link ManifestApplier}) and plays kubelet for the node's pods ({@link Kubelet}), and writes what it
- * has done to {@code node.json} ({@link NodeStatus}). Stops everything on SIGTERM.
+ * kube-proxy in each node's namespace ({@link SandboxNode}) and on each node the agent as the DaemonSet
+ * runs it ({@code npm-agent run --kubeconfig --node NODE}, informers, its own rights only, kernel commands
+ * in the node's namespace, a state directory of the node's own). Then, every 100 ms, it keeps the API
+ * server holding the manifest directory ({@link ManifestApplier}) and plays kubelet for the nodes' pods
+ * ({@link Kubelet}), and writes what it has done to {@code node.json} ({@link NodeStatus}). Stops
+ * everything on SIGTERM; ends when an agent stops.
  */
 public final class SandboxDaemon {
     private static final System.Logger LOG = System.getLogger(SandboxDaemon.class.getName());
@@ -33,25 +33,30 @@ public final class SandboxDaemon {
 
     public static void run(Sandbox sandbox) throws IOException {
         Sandbox.Spec spec = sandbox.spec();
-        String node = sandbox.nodeName();
-        ControlPlane cp = ControlPlane.start(sandbox.clusterDir(), SandboxNode.NODE_IPS.get(0));
-        List<Daemon> agent = new ArrayList<>();
+        List<SandboxNode> nodes = sandbox.nodes();
+        ControlPlane cp = ControlPlane.start(sandbox.clusterDir(), nodes.get(0).ipv4());
+        List<Daemon> agents = new ArrayList<>();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            agent.forEach(p -> p.stop(Duration.ofSeconds(20)));
+            agents.parallelStream().forEach(p -> p.stop(Duration.ofSeconds(20)));
             cp.close();
         }, "sandbox-stop"));
         ApiClient admin = cp.admin();
-        SandboxNode.register(admin, node);
         AgentIdentity.applyRbac(admin);
         Path agentKubeconfig = AgentIdentity.kubeconfig(cp);
-        SandboxNode.addresses(NetworkNamespace.existing(sandbox.nodeNetns()));
-        SandboxNode.startKubeProxy(cp, sandbox.dir(), sandbox.nodeNetns(), node, spec.kubeProxyMode());
-        LOG.log(System.Logger.Level.INFO, "cluster up: kube-apiserver {0} at {1} in {2} ms; node {3}; kube-proxy in {4} mode",
-                cp.version(), cp.server(), cp.startup().toMillis(), node, spec.kubeProxyMode());
-        agent.add(AgentRun.start(sandbox, spec, agentKubeconfig));
+        for (SandboxNode node : nodes) {
+            node.register(admin);
+            node.addresses();
+            node.startKubeProxy(cp, spec.kubeProxyMode());
+        }
+        List<String> names = nodes.stream().map(SandboxNode::name).toList();
+        LOG.log(System.Logger.Level.INFO, "cluster up: kube-apiserver {0} at {1} in {2} ms; nodes {3}; kube-proxy in {4} mode",
+                cp.version(), cp.server(), cp.startup().toMillis(), names, spec.kubeProxyMode());
+        for (SandboxNode node : nodes) {
+            agents.add(AgentRun.start(node, spec, agentKubeconfig));
+        }
 
-        ManifestApplier applier = new ManifestApplier(admin, node);
-        Kubelet kubelet = new Kubelet(admin, node, SandboxNode.NODE_IPS, new PodPlumbing(sandbox, ProcessRunner.host()));
+        ManifestApplier applier = new ManifestApplier(admin, names);
+        Kubelet kubelet = new Kubelet(admin, nodes, new PodPlumbing(sandbox, nodes, ProcessRunner.host()));
         Path manifests = Path.of(spec.manifests());
         ServerDigest.Cached serverDigest = new ServerDigest.Cached(admin);
         String appliedHash = "";
@@ -70,14 +75,15 @@ public final class SandboxDaemon {
                 // The digest before the kubelet's pass: if the pass writes nothing, the node is built for exactly it.
                 String digest = serverDigest.get();
                 boolean quiet = kubelet.sync(last.pods());
-                new NodeStatus(appliedHash, quiet ? digest : "", last.rejected(), agent.get(0).alive()).write(sandbox.dir());
+                Daemon stopped = agents.stream().filter(a -> !a.alive()).findFirst().orElse(null);
+                new NodeStatus(appliedHash, quiet ? digest : "", last.rejected(), stopped == null).write(sandbox.dir());
                 // Nothing moved since the pass before: the next full pass in a second, unless the directory changes
                 // first (looked at every 100 ms). A pass is lists and processes, which a benchmark would measure.
                 String pass = hash + " " + digest;
                 idleHash = quiet && pass.equals(lastPass) ? hash : null;
                 lastPass = quiet ? pass : "";
-                if (!agent.get(0).alive()) {
-                    LOG.log(System.Logger.Level.ERROR, "the agent stopped: {0}", agent.get(0).died());
+                if (stopped != null) {
+                    LOG.log(System.Logger.Level.ERROR, "an agent stopped: {0}", stopped.died());
                     return;
                 }
             } catch (IOException | RuntimeException e) {
@@ -118,24 +124,25 @@ public final class SandboxDaemon {
         return true;
     }
 
-    /** {@code npm-agent run} for the sandbox's node, as a process of its own, with the sandbox's state directory. */
+    /** {@code npm-agent run} for one of the sandbox's nodes, as a process of its own, with the node's state directory. */
     static final class AgentRun {
         private AgentRun() {}
 
-        static Daemon start(Sandbox sandbox, Sandbox.Spec spec, Path kubeconfig) throws IOException {
-            // The HTTP endpoints on loopback ports of the sandbox's own, so sandboxes side by side never clash.
-            Path config = sandbox.dir().resolve("agent-config.json");
+        static Daemon start(SandboxNode node, Sandbox.Spec spec, Path kubeconfig) throws IOException {
+            // The HTTP endpoints on loopback ports of the agent's own, so agents and sandboxes side by side never clash.
+            Files.createDirectories(node.stateDir());
+            Path config = node.stateDir().resolve("agent-config.json");
             Files.writeString(config, "{\"ListeningAddress\": \"127.0.0.1\", \"ListeningPort\": " + ControlPlane.freePort()
                     + ", \"DebugListeningAddress\": \"127.0.0.1\", \"DebugListeningPort\": " + ControlPlane.freePort() + "}\n");
             var shaping = Sandbox.Shaping.settings(spec.shaping());
-            Path cgroup = PodCgroups.of(sandbox); // the pods' processes are below it (PodPlumbing)
+            Path cgroup = node.cgroup(); // the node's pods' processes are below it (PodPlumbing)
             Cgroups.create(cgroup);
             String java = ProcessHandle.current().info().command().orElse("java");
             List<String> argv = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), "io.npmagent.agent.cli.Main", "run",
-                    "--kubeconfig", kubeconfig.toString(), "--node", sandbox.nodeName(), "--config", config.toString(),
-                    "--backend", spec.backend(), "--netns", sandbox.nodeNetns(), "--bpffs", sandbox.bpffs().toString(),
+                    "--kubeconfig", kubeconfig.toString(), "--node", node.name(), "--config", config.toString(),
+                    "--backend", spec.backend(), "--netns", node.netns(), "--bpffs", node.bpffs().toString(),
                     "--cgroup-root", cgroup.toString(),
-                    "--state-dir", sandbox.dir().toString(), "--poll-ms", "50",
+                    "--state-dir", node.stateDir().toString(), "--poll-ms", "50",
                     "--edt-horizon", shaping.horizon().toNanos() + "ns", "--ecn-threshold", shaping.ecnThreshold().toNanos() + "ns",
                     "--ingress-burst", shaping.ingressBurst().toNanos() + "ns", "--edt-flow-control", shaping.flowControl().label()));
             if (shaping.bigTcp()) {
@@ -144,7 +151,7 @@ public final class SandboxDaemon {
             if (shaping.bbr()) {
                 argv.add("--bbr");
             }
-            return Daemon.of("npm-agent run", sandbox.dir().resolve("agent.log"), argv).start();
+            return Daemon.of("npm-agent run (" + node.name() + ")", node.stateDir().resolve("agent.log"), argv).start();
         }
     }
 }

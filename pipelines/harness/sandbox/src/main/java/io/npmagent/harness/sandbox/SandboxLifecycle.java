@@ -25,9 +25,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * Bringing a sandbox up and down. Up: the node namespace (forwarding on), the state directory, and the
- * node daemon started detached (its kernel commands run in the node namespace); then it waits until
- * the daemon has built the pods and applied the directory. Down: whatever exists of it, in any state (the daemon may have
+ * Bringing a sandbox up and down. Up: each node's namespace (forwarding on) and bpffs, the underlay
+ * between the nodes ({@link SandboxUnderlay}), the state directory, and the node daemon started detached
+ * (its kernel commands run in the nodes' namespaces); then it waits until the daemon has built the pods
+ * and every node's agent has applied the directory. Down: whatever exists of it, in any state (the daemon may have
  * crashed, {@code up} may have failed half-way): the daemon, the pod servers, every namespace of the
  * sandbox, the state directory.
  */
@@ -47,11 +48,14 @@ public final class SandboxLifecycle {
 
     public static final List<String> KUBE_PROXY_MODES = List.of("iptables", "nftables");
 
-    public static AgentStatus up(Sandbox sandbox, Path manifests, String backend, String kubeProxyMode, BandwidthSettings bandwidth, Duration wait)
-            throws IOException, UpFailed {
+    public static AgentStatus up(Sandbox sandbox, Path manifests, String backend, String kubeProxyMode, BandwidthSettings bandwidth, int nodes,
+            Duration wait) throws IOException, UpFailed {
         CommandRunner host = ProcessRunner.host();
         if (!Files.isDirectory(manifests)) {
             throw new UpFailed("--manifests " + manifests + " is not a directory");
+        }
+        if (nodes < 1 || nodes > SandboxNode.MAX_NODES) {
+            throw new UpFailed("--nodes is 1 to " + SandboxNode.MAX_NODES + ", not " + nodes);
         }
         if (!KUBE_PROXY_MODES.contains(kubeProxyMode)) {
             throw new UpFailed("--kube-proxy-mode is iptables or nftables, not " + kubeProxyMode);
@@ -69,23 +73,28 @@ public final class SandboxLifecycle {
             down(sandbox); // what a crash left behind
         }
         Files.createDirectories(sandbox.dir());
-        String node = sandbox.nodeNetns();
         try {
-            NetworkNamespace.create(node).forwarding();
-            mountBpffs(sandbox, host);
-            if (resolved.equals("bpf") && !Capabilities.bpffsAt(sandbox.bpffs())) {
-                throw new IllegalStateException("the eBPF backend needs a bpffs, and none could be mounted at " + sandbox.bpffs());
+            List<SandboxNode> all = new ArrayList<>();
+            for (int i = 0; i < nodes; i++) {
+                SandboxNode node = sandbox.node(i);
+                all.add(node);
+                NetworkNamespace.create(node.netns()).forwarding();
+                mountBpffs(node, host);
+                if (resolved.equals("bpf") && !Capabilities.bpffsAt(node.bpffs())) {
+                    throw new IllegalStateException("the eBPF backend needs a bpffs, and none could be mounted at " + node.bpffs());
+                }
             }
+            SandboxUnderlay.up(sandbox, all);
             Path absolute = manifests.toAbsolutePath().normalize();
             // The upstream binaries first (built on a machine's first run, with their progress), so the daemon's wait is only for the cluster.
             io.npmagent.harness.controlplane.KubeBinaries.dir();
             sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, kubeProxyMode, Sandbox.Shaping.of(bandwidth), 0,
-                    Instant.now().toString()));
+                    Instant.now().toString(), nodes));
             sandbox.script("podserver.py");
             sandbox.script("prober.py");
             long pid = startDaemon(sandbox);
             sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, kubeProxyMode, Sandbox.Shaping.of(bandwidth), pid,
-                    Instant.now().toString()));
+                    Instant.now().toString(), nodes));
             return Convergence.await(sandbox, wait);
         } catch (Convergence.NotConverged e) {
             throw new UpFailed(e.getMessage() + tail(sandbox.dir().resolve("daemon.log")) + tail(sandbox.dir().resolve("agent.log")));
@@ -110,16 +119,16 @@ public final class SandboxLifecycle {
     }
 
     /**
-     * A bpffs of the sandbox's own for the eBPF backend's pins: a restarted daemon adopts them, and
+     * A bpffs of the node's own for the eBPF backend's pins: a restarted daemon adopts them, and
      * {@code down} unmounts it, which frees them. Where bpffs cannot be mounted, auto falls back.
      */
-    private static void mountBpffs(Sandbox sandbox, CommandRunner host) throws IOException {
-        Files.createDirectories(sandbox.bpffs());
-        if (!Capabilities.bpffsAt(sandbox.bpffs())) {
-            CommandResult r = host.run(List.of("mount", "-t", "bpf", "npm-agent-sandbox", sandbox.bpffs().toString()), "", TIMEOUT);
+    private static void mountBpffs(SandboxNode node, CommandRunner host) throws IOException {
+        Files.createDirectories(node.bpffs());
+        if (!Capabilities.bpffsAt(node.bpffs())) {
+            CommandResult r = host.run(List.of("mount", "-t", "bpf", "npm-agent-sandbox", node.bpffs().toString()), "", TIMEOUT);
             if (!r.ok()) {
                 System.getLogger(SandboxLifecycle.class.getName()).log(System.Logger.Level.WARNING,
-                        "cannot mount a bpffs for sandbox {0}: {1}", sandbox.name(), r.errorSummary());
+                        "cannot mount a bpffs for sandbox node {0}: {1}", node.name(), r.errorSummary());
             }
         }
     }
@@ -160,17 +169,22 @@ public final class SandboxLifecycle {
                 removed.add("network namespace " + ns);
             }
         }
-        Optional<Path> cgroup = Cgroups.cgroup2Mount().map(m -> PodCgroups.of(sandbox));
-        if (cgroup.isPresent() && Files.isDirectory(cgroup.get())) {
-            Cgroups.remove(cgroup.get(), Duration.ofSeconds(10));
-            removed.add("cgroup " + cgroup.get());
-        }
-        if (Capabilities.bpffsAt(sandbox.bpffs())) {
-            CommandResult r = ProcessRunner.host().run(List.of("umount", sandbox.bpffs().toString()), "", TIMEOUT);
-            if (!r.ok()) {
-                throw new IOException("cannot unmount " + sandbox.bpffs() + ": " + r.errorSummary());
+        // Every node it may have had, whatever the spec says (up may have failed before writing it).
+        boolean cgroup2 = Cgroups.cgroup2Mount().isPresent();
+        for (int i = 0; i < SandboxNode.MAX_NODES; i++) {
+            Path cgroup = cgroup2 ? sandbox.node(i).cgroup() : null;
+            if (cgroup != null && Files.isDirectory(cgroup)) {
+                Cgroups.remove(cgroup, Duration.ofSeconds(10));
+                removed.add("cgroup " + cgroup);
             }
-            removed.add("bpffs " + sandbox.bpffs());
+            Path bpffs = sandbox.node(i).bpffs();
+            if (Capabilities.bpffsAt(bpffs)) {
+                CommandResult r = ProcessRunner.host().run(List.of("umount", bpffs.toString()), "", TIMEOUT);
+                if (!r.ok()) {
+                    throw new IOException("cannot unmount " + bpffs + ": " + r.errorSummary());
+                }
+                removed.add("bpffs " + bpffs);
+            }
         }
         if (Files.exists(sandbox.dir())) {
             try (Stream<Path> files = Files.walk(sandbox.dir())) {

@@ -26,9 +26,9 @@ import java.util.regex.Pattern;
  * The Service ports a probe tries through their ClusterIPs, from the API server: every port (TCP, UDP)
  * of every Service with a cluster IP, in each family it has one, with its backends from the
  * EndpointSlices. {@code default/kubernetes} is left out: its backend, the API server, listens on the
- * host's loopback, which no pod reaches. Before probing, {@link #await} waits until kube-proxy has
- * written each Service's DNAT to each ready backend into the node namespace, which it does on its own
- * time after the EndpointSlice changes.
+ * host's loopback, which no pod reaches. Before probing, {@link #await} waits until every node's
+ * kube-proxy has written each Service's DNAT to each ready backend into its node's namespace, which each
+ * does on its own time after the EndpointSlice changes.
  */
 public final class ServiceTargets {
     /** One Service port on one ClusterIP; {@code backend} the pod when the Service has exactly one, else null. */
@@ -40,17 +40,26 @@ public final class ServiceTargets {
     /** The targets once kube-proxy programs them all, or NotConverged naming one it has not within {@code wait}. */
     public static List<Target> await(Sandbox sandbox, Duration wait) throws IOException, Convergence.NotConverged {
         ApiClient admin = ControlPlane.client(sandbox.adminKubeconfig());
+        List<SandboxNode> nodes = sandbox.nodes();
         Instant deadline = Instant.now().plus(wait);
         while (true) {
             List<Target> targets = list(admin);
-            Target missing = firstUnprogrammed(targets, rules(sandbox));
+            Target missing = null;
+            SandboxNode on = null;
+            for (SandboxNode node : nodes) {
+                missing = firstUnprogrammed(targets, rules(node));
+                if (missing != null) {
+                    on = node;
+                    break;
+                }
+            }
             if (missing == null) {
                 return targets;
             }
             if (Instant.now().isAfter(deadline)) {
-                throw new Convergence.NotConverged("kube-proxy has not programmed Service " + missing.service() + " port "
+                throw new Convergence.NotConverged("kube-proxy on " + on.name() + " has not programmed Service " + missing.service() + " port "
                         + missing.port() + "/" + missing.protocol() + " on " + missing.clusterIp() + " (DNAT to " + missing.dnats()
-                        + ") within " + wait.toSeconds() + " s; its log is " + sandbox.dir().resolve("kube-proxy.log"));
+                        + ") within " + wait.toSeconds() + " s; its log is " + on.stateDir().resolve("kube-proxy.log"));
             }
             try {
                 Thread.sleep(100);
@@ -146,10 +155,10 @@ public final class ServiceTargets {
         return null;
     }
 
-    /** kube-proxy's NAT rules in the node namespace, whichever mode wrote them. */
-    private static String rules(Sandbox sandbox) {
+    /** kube-proxy's NAT rules in a node's namespace, whichever mode wrote them. */
+    private static String rules(SandboxNode sandboxNode) {
         StringBuilder sb = new StringBuilder();
-        ProcessRunner node = ProcessRunner.inNamespace(sandbox.nodeNetns());
+        ProcessRunner node = ProcessRunner.inNamespace(sandboxNode.netns());
         for (List<String> argv : List.of(List.of("iptables-save", "-t", "nat"), List.of("ip6tables-save", "-t", "nat"),
                 List.of("nft", "list", "table", "ip", "kube-proxy"), List.of("nft", "list", "table", "ip6", "kube-proxy"))) {
             CommandResult r = node.run(argv, "", Duration.ofSeconds(10));

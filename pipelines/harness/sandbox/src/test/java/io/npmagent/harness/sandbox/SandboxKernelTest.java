@@ -47,7 +47,7 @@ class SandboxKernelTest extends SandboxTestBase {
                 "--no-headers").redirectErrorStream(true).start();
         String pods = new String(kubectl.getInputStream().readAllBytes());
         assertThat(pods).containsPattern("a\\s+Running\\s+10\\.70\\.0\\.1").containsPattern("b\\s+Running\\s+10\\.250\\.");
-        Process rules = new ProcessBuilder("ip", "netns", "exec", Sandbox.named(s).nodeNetns(), "iptables", "-t", "nat", "-S", "KUBE-SERVICES")
+        Process rules = new ProcessBuilder("ip", "netns", "exec", Sandbox.named(s).node(0).netns(), "iptables", "-t", "nat", "-S", "KUBE-SERVICES")
                 .redirectErrorStream(true).start();
         assertThat(new String(rules.getInputStream().readAllBytes())).as("kube-proxy's rules in the node namespace")
                 .contains("default/kubernetes:https cluster IP");
@@ -86,7 +86,7 @@ class SandboxKernelTest extends SandboxTestBase {
         assertThat(HarnessMain.run("sandbox", "up", "--name", one, "--manifests", dir.toString(), "--backend", "iptables-nft").exitCode()).isZero();
         assertThat(HarnessMain.run("sandbox", "up", "--name", two, "--manifests", other.toString(), "--backend", "nft", "--kube-proxy-mode", "nftables")
                 .exitCode()).isZero();
-        Process table = new ProcessBuilder("ip", "netns", "exec", Sandbox.named(two).nodeNetns(), "nft", "list", "table", "ip", "kube-proxy")
+        Process table = new ProcessBuilder("ip", "netns", "exec", Sandbox.named(two).node(0).netns(), "nft", "list", "table", "ip", "kube-proxy")
                 .redirectErrorStream(true).start();
         assertThat(new String(table.getInputStream().readAllBytes())).as("kube-proxy in nftables mode, in the node namespace")
                 .contains("default/kubernetes/tcp/https");

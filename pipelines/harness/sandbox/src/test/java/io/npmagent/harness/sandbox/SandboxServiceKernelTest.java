@@ -3,7 +3,6 @@ package io.npmagent.harness.sandbox;
 import io.npmagent.harness.cli.HarnessMain;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import io.npmagent.agent.cli.CliRun;
 import java.io.IOException;
@@ -56,16 +55,9 @@ class SandboxServiceKernelTest extends SandboxTestBase {
 
     /** The probe from {@code from} through Service x/server's port 8080 in {@code family}, whose one backend is x/server. */
     private static boolean throughService(JsonObject probe, String from, String family) {
-        for (JsonElement e : probe.getAsJsonArray("results")) {
-            JsonObject r = e.getAsJsonObject();
-            if (r.has("service") && r.get("service").getAsString().equals("x/server") && r.get("from").getAsString().equals(from)
-                    && r.get("family").getAsString().equals(family) && r.get("port").getAsInt() == 8080) {
-                assertThat(r.get("to").getAsString()).as("the Service's one backend").isEqualTo("x/server");
-                assertThat(r.has("error")).as("%s", r).isFalse();
-                return r.get("allowed").getAsBoolean();
-            }
-        }
-        throw new AssertionError("no probe " + from + " -> Service x/server TCP/8080 " + family + " in " + probe);
+        JsonObject r = throughService(probe, from, "x/server", 8080, family);
+        assertThat(r.get("to").getAsString()).as("the Service's one backend").isEqualTo("x/server");
+        return r.get("allowed").getAsBoolean();
     }
 
 }

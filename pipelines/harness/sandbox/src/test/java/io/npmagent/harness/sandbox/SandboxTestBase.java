@@ -71,4 +71,16 @@ abstract class SandboxTestBase {
         throw new AssertionError("no probe " + from + " -> " + to + " " + protocol + "/" + port + " " + family + " in " + probe);
     }
 
+    /** The probe from {@code from} through Service {@code service}'s {@code port} in {@code family}; a verdict, never an error. */
+    static JsonObject throughService(JsonObject probe, String from, String service, int port, String family) {
+        for (JsonElement e : probe.getAsJsonArray("results")) {
+            JsonObject r = e.getAsJsonObject();
+            if (r.has("service") && r.get("service").getAsString().equals(service) && r.get("from").getAsString().equals(from)
+                    && r.get("family").getAsString().equals(family) && r.get("port").getAsInt() == port) {
+                assertThat(r.has("error")).as("%s", r).isFalse();
+                return r;
+            }
+        }
+        throw new AssertionError("no probe " + from + " -> Service " + service + " TCP/" + port + " " + family + " in " + probe);
+    }
 }
