@@ -67,8 +67,10 @@ public final class ClusterLifecycle {
     public static void deployAgent(Cluster c, String backend) throws Exception {
         Step agent = new Step("npm-agent on backend " + backend, new Agent(backend));
         Cluster.log(agent.what() + "...");
+        Instant start = Instant.now();
         agent.up(c);
-        Cluster.log("npm-agent Ready");
+        Cluster.log("npm-agent Ready on " + c.nodes().size() + (c.nodes().size() == 1 ? " node" : " nodes") + " in "
+                + Duration.between(start, Instant.now()).toSeconds() + " s (its image built and loaded on every node, deploy/ applied, the DaemonSet rolled out)");
     }
 
     /** Takes the cluster {@code config} names down, whatever state it is in and however many nodes it has. */
