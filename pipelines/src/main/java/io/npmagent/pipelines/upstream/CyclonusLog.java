@@ -68,7 +68,7 @@ final class CyclonusLog {
 
     /**
      * The cases a dry run listed ("test #N: DESCRIPTION", {@code cyclonus generate --mock --dry-run}
-     * with the excluded tag included), as skips with REASON; none when the script wrote no such list.
+     * with the excluded tag included), as skips with REASON; none when the run wrote no such list.
      */
     static List<SuiteRun.Outcome> excluded(Path listing, String reason) throws IOException {
         if (!Files.exists(listing)) {

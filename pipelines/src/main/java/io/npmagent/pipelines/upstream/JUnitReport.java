@@ -15,7 +15,7 @@ import org.xml.sax.SAXException;
 /**
  * Counts one JUnit report. e2e.test's lists every spec of the binary (thousands, those outside the
  * focus as skipped with the bare message "skipped"), so only the specs {@code ours} accepts count as
- * passed, and of those not run only the ones {@code skips} gives a reason for (the script's skip
+ * passed, and of those not run only the ones {@code skips} gives a reason for (the run's skip
  * pattern, or a spec that skipped itself at run time: its message says why); a spec the short form did
  * not select is not counted. A failure counts whatever its name: a failed suite setup
  * ("[SynchronizedBeforeSuite]") fails every spec.

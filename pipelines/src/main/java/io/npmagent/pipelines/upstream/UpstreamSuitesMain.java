@@ -23,12 +23,11 @@ import picocli.CommandLine.Option;
 public final class UpstreamSuitesMain implements Callable<Integer> {
     /**
      * The specs of e2e.test that judge a NetworkPolicy implementation, and the two of a pod network on several
-     * nodes (no SNAT between pods, a source address kept through a ClusterIP): the script's focus.
+     * nodes (no SNAT between pods, a source address kept through a ClusterIP): {@link SuiteCommands}' focus.
      */
-    static final Pattern E2E_OURS = Pattern.compile("\\[sig-network\\] Netpol|\\[Feature:NetworkPolicy\\]|\\[sig-network\\] NoSNAT"
-            + "|should preserve source pod IP for traffic thru service cluster IP");
-    /** What the script skips of them, and why: this kernel has no SCTP sockets. */
-    static final Pattern E2E_SKIPPED = Pattern.compile("\\[Feature:SCTPConnectivity\\]");
+    static final Pattern E2E_OURS = Pattern.compile(SuiteCommands.E2E_FOCUS);
+    /** What the run skips of them, and why: this kernel has no SCTP sockets. */
+    static final Pattern E2E_SKIPPED = Pattern.compile(SuiteCommands.E2E_SKIP);
     static final String E2E_SKIP_REASON = "[Feature:SCTPConnectivity]: this kernel has no SCTP sockets";
     static final String CYCLONUS_SKIP_REASON = "tagged sctp: this kernel has no SCTP sockets";
 
@@ -50,6 +49,11 @@ public final class UpstreamSuitesMain implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        return report(json, dir, runs, seconds);
+    }
+
+    /** Writes {@code json} from the runs' output in {@code dir} and prints the table; 1 when any run failed. */
+    static int report(Path json, Path dir, List<String> runs, long seconds) throws IOException {
         List<SuiteRun> results = new ArrayList<>();
         for (String run : runs) {
             String[] parts = run.split(":", 2);
