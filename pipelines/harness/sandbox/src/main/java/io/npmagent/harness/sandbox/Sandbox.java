@@ -25,12 +25,14 @@ import java.util.stream.Stream;
  * <p>Namespaces are {@code npmsb-<name>.node} (node 0), {@code npmsb-<name>.node<i>} (node i),
  * {@code npmsb-<name>.ul} (the underlay joining the nodes, when there are several) and
  * {@code npmsb-<name>.p<n>} (pod n, on whichever node), so a sandbox owns exactly the namespaces whose
- * names start with {@code npmsb-<name>.} (names cannot hold a dot) and two sandboxes never touch each other's. The state directory (under {@code /run/npm-agent/sandboxes},
- * or {@code $NPM_AGENT_SANDBOXES}) holds {@code sandbox.json} (what was brought up), {@code pods.json}
- * (what the node daemon built), {@code node.json} (what the daemon has put in the API server), the
- * agent's {@code status.json} and {@code metrics.prom}, the logs ({@code daemon.log}, {@code agent.log},
- * {@code kube-proxy.log}), the pod servers' script, and {@code cluster/}: the control plane's
- * certificates, etcd data, logs and {@code admin.kubeconfig}.
+ * names start with {@code npmsb-<name>.} (names cannot hold a dot) and two sandboxes never touch each
+ * other's. The state directory (under {@code /run/npm-agent/sandboxes}, or {@code $NPM_AGENT_SANDBOXES})
+ * holds {@code sandbox.json} (what was brought up), {@code pods.json} (what the node daemon built, each pod
+ * with its node), {@code node.json} (what the daemon has put in the API server), node 0's agent's
+ * {@code status.json} and {@code metrics.prom}, the logs ({@code daemon.log}, {@code agent.log},
+ * {@code kube-proxy.log}), the pod servers' script, {@code node<i>/} with node i's agent's and
+ * kube-proxy's own, and {@code cluster/}: the control plane's certificates, etcd data, logs and
+ * {@code admin.kubeconfig}.
  */
 public final class Sandbox {
     private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?");
