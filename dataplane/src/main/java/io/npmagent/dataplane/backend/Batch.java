@@ -43,6 +43,9 @@ public record Batch(DesiredDelta delta) {
 
     /** The part of a batch a failure can be isolated to, and the object it is about. */
     public sealed interface UnitKey {
+        /** Every {@link #kind()}, in the order metrics list them. */
+        List<String> KINDS = List.of("addresses", "peerset", "policy", "pod");
+
         /** For metrics: addresses, peerset, policy, pod. */
         String kind();
 

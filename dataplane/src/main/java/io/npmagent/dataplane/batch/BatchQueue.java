@@ -93,6 +93,7 @@ public final class BatchQueue implements AutoCloseable {
         this.clock = Objects.requireNonNull(clock);
         this.scheduler = Objects.requireNonNull(scheduler);
         this.metrics = Objects.requireNonNull(metrics);
+        exportFailing();
     }
 
     /** Starts the periodic background flush; also flushes refused parts when their retry is due. */
@@ -311,6 +312,7 @@ public final class BatchQueue implements AutoCloseable {
             inFlight = false;
             // A refused change that a newer one undid has nothing left to retry.
             failures.keySet().removeIf(unit -> !pending.holds(unit));
+            exportFailing();
             metrics.pendingNetPols.set(pending.policies(this::isDue));
         }
         policiesInKernel = backend.status().policies();
@@ -339,6 +341,7 @@ public final class BatchQueue implements AutoCloseable {
     private void landed(Collection<Batch.UnitKey> units) {
         synchronized (lock) {
             units.forEach(failures::remove);
+            exportFailing();
         }
     }
 
@@ -352,6 +355,7 @@ public final class BatchQueue implements AutoCloseable {
             int attempts = before == null ? 1 : before.attempts() + 1;
             failure = new UnitFailure(unit.key(), e.getMessage(), attempts, now.plus(retry.delayAfter(attempts)));
             failures.put(unit.key(), failure);
+            exportFailing();
             changed = before == null || !before.error().equals(failure.error());
         }
         metrics.applyFailures.labelValues(unit.key().kind()).inc();
@@ -361,6 +365,15 @@ public final class BatchQueue implements AutoCloseable {
             logRefusedInput(unit.key(), e);
         }
         return failure;
+    }
+
+    /** The parts refused now, per kind (each kind, 0 included, so a kind that stops failing reads 0). Call holding the lock. */
+    private void exportFailing() {
+        Map<String, Integer> byKind = new HashMap<>();
+        failures.keySet().forEach(unit -> byKind.merge(unit.kind(), 1, Integer::sum));
+        for (String kind : Batch.UnitKey.KINDS) {
+            metrics.applyFailingParts.labelValues(kind).set(byKind.getOrDefault(kind, 0));
+        }
     }
 
     /** The refused input a failure carries, at most {@link #MAX_LOGGED_INPUT} characters: once per failure, not per retry. */

@@ -39,6 +39,7 @@ public final class Metrics {
     public final Histogram policyApplyDelay;
     /** Units of a failed batch that failed on their own (kind: addresses, peerset, policy, pod). */
     public final Counter applyFailures;
+    public final Gauge applyFailingParts;
     public final Gauge pendingNetPols;
     public final Gauge pendingEvents;
     public final Histogram batchSize;
@@ -103,6 +104,12 @@ public final class Metrics {
         applyFailures = Counter.builder()
                 .name("npm_apply_failures_total")
                 .help("Parts of batches the backend rejected (kind: addresses, peerset, policy, pod); each is retried with backoff.")
+                .labelNames("kind")
+                .register(registry);
+        applyFailingParts = Gauge.builder()
+                .name("npm_apply_failing_parts")
+                .help("Parts of batches the backend refused at their last try and waiting for the next (kind: addresses, peerset, policy, pod):"
+                        + " each stays until it lands or a newer change drops it, so the alert NpmAgentApplyFailing reads how long one has been refused.")
                 .labelNames("kind")
                 .register(registry);
         pendingNetPols = Gauge.builder()

@@ -25,6 +25,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -270,6 +272,8 @@ class BatchQueueTest {
                 .contains(bad);
         assertThat(q.failures()).hasSize(1);
         assertThat(failuresMetric()).isEqualTo(1.0);
+        assertThat(failingParts()).as("refused now, per kind (the alert's input)")
+                .containsExactlyInAnyOrderEntriesOf(Map.of("addresses", 0.0, "peerset", 0.0, "policy", 1.0, "pod", 0.0));
 
         clock.advance(Duration.ofMillis(500));
         assertThat(q.flushNow().changes()).as("not before its retry delay").isZero();
@@ -277,11 +281,14 @@ class BatchQueueTest {
         FlushResult second = q.flushNow();
         assertThat(second.failures()).singleElement().satisfies(f -> assertThat(f.attempts()).isEqualTo(2));
         assertThat(second.failures().get(0).retryAt()).isEqualTo(clock.instant().plusSeconds(2));
+        assertThat(failuresMetric()).as("every refusal counts").isEqualTo(2.0);
+        assertThat(failingParts()).as("one part refused twice is still one part").containsEntry("policy", 1.0);
 
         backend.rejectWhen(unit -> false);
         clock.advance(Duration.ofSeconds(2));
         assertThat(q.flushNow().landed()).isTrue();
         assertThat(q.failures()).isEmpty();
+        assertThat(failingParts()).as("landed: nothing is refused now").containsEntry("policy", 0.0);
         assertThat(backend.state()).isEqualTo(compiler.snapshot());
         assertThat(q.idle()).isTrue();
     }
@@ -331,13 +338,25 @@ class BatchQueueTest {
         }
     }
 
+    /** A refused policy deleted before its retry is no longer failing: nothing of it is left to land. */
+    @Test
+    void aRefusedPolicyDeletedBeforeItsRetryStopsCountingAsFailing() {
+        PolicyKey p = new PolicyKey("x", "p");
+        BatchQueue q = queueWithPolicyRefused(p);
+        assertThat(failingParts()).containsEntry("policy", 1.0);
+
+        event(q, new ClusterEvent.PolicyDeleted(p));
+        clock.advance(Duration.ofSeconds(1));
+        q.flushNow();
+
+        assertThat(q.failures()).isEmpty();
+        assertThat(failingParts()).containsEntry("policy", 0.0);
+    }
+
     @Test
     void aNewerVersionOfARefusedPolicyReplacesItOnTheRetry() {
         PolicyKey p = new PolicyKey("x", "p");
-        backend.rejectWhen(unit -> unit.equals(new Batch.UnitKey.Policy(p)));
-        BatchQueue q = queue(QueueConfig.DEFAULTS);
-        event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 80)));
-        q.flushNow();
+        BatchQueue q = queueWithPolicyRefused(p);
         event(q, new ClusterEvent.PolicyUpserted(webPolicy("p", 8080)));
         backend.rejectWhen(unit -> false);
         clock.advance(Duration.ofSeconds(1));
@@ -424,8 +443,26 @@ class BatchQueueTest {
         assertThat(text).contains("npm_num_policies 1.0\n");
     }
 
+    /** A queue whose backend refuses policy {@code p}, after the flush that tried it once (port 80). */
+    private BatchQueue queueWithPolicyRefused(PolicyKey p) {
+        backend.rejectWhen(unit -> unit.equals(new Batch.UnitKey.Policy(p)));
+        BatchQueue q = queue(QueueConfig.DEFAULTS);
+        event(q, new ClusterEvent.PolicyUpserted(webPolicy(p.name(), 80)));
+        q.flushNow();
+        return q;
+    }
+
     private double failuresMetric() {
         return metrics.applyFailures.labelValues("policy").get();
+    }
+
+    /** npm_apply_failing_parts, kind by kind, as the registry would write it. */
+    private Map<String, Double> failingParts() {
+        Map<String, Double> byKind = new HashMap<>();
+        for (var point : metrics.applyFailingParts.collect().getDataPoints()) {
+            byKind.put(point.getLabels().get("kind"), point.getValue());
+        }
+        return byKind;
     }
 
     private String exposition() throws IOException {

@@ -35,7 +35,7 @@ class MonitoringManifestsTest {
     private static final Set<String> WATCHED = Set.of(
             "npm_linux_iptables_restore_latency_seconds_bucket", "npm_nft_restore_latency_seconds_bucket",
             "npm_bpf_map_update_latency_seconds_bucket", "npm_apply_latency_seconds_bucket", "npm_policy_apply_delay_seconds_bucket",
-            "npm_apply_failures_total", "npm_linux_iptables_restore_failure_total", "npm_nft_restore_failure_total",
+            "npm_apply_failing_parts", "npm_linux_iptables_restore_failure_total", "npm_nft_restore_failure_total",
             "npm_pending_netpols", "up");
     private static final Set<String> SEVERITIES = Set.of("critical", "warning", "info");
     private static final Pattern BY_LE = Pattern.compile("\\bby\\s*\\(([^)]*)\\)");
@@ -270,14 +270,14 @@ class MonitoringManifestsTest {
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> map(Map<String, Object> m, String key) {
+    static Map<String, Object> map(Map<String, Object> m, String key) {
         Object v = m.get(key);
         assertThat(v).as(key).isInstanceOf(Map.class);
         return (Map<String, Object>) v;
     }
 
     @SuppressWarnings("unchecked")
-    private static List<Map<String, Object>> list(Map<String, Object> m, String key) {
+    static List<Map<String, Object>> list(Map<String, Object> m, String key) {
         Object v = m.get(key);
         assertThat(v).as(key).isInstanceOf(List.class);
         return (List<Map<String, Object>>) v;
