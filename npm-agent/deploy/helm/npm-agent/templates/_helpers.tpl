@@ -1,10 +1,15 @@
 {{/*
-The agent's configuration file: configmap.yaml's, with .Values.config merged over it (as a dict).
+The agent's configuration file as configmap.yaml ships it (a dict, as JSON).
+*/}}
+{{- define "npm-agent.shippedConfig" -}}
+{{- index (.Files.Get "files/configmap.yaml" | fromYaml).data "npm-agent.json" | fromJson | toJson -}}
+{{- end -}}
+
+{{/*
+The agent's configuration file: the shipped one with .Values.config merged over it (a dict, as JSON).
 */}}
 {{- define "npm-agent.config" -}}
-{{- $cm := .Files.Get "files/configmap.yaml" | fromYaml -}}
-{{- $file := index $cm.data "npm-agent.json" | fromJson -}}
-{{- mustMergeOverwrite $file (deepCopy .Values.config) | toJson -}}
+{{- mustMergeOverwrite (include "npm-agent.shippedConfig" . | fromJson) (deepCopy .Values.config) | toJson -}}
 {{- end -}}
 
 {{/*

@@ -39,6 +39,7 @@ public final class Metrics {
     public final Histogram policyApplyDelay;
     /** Units of a failed batch that failed on their own (kind: addresses, peerset, policy, pod). */
     public final Counter applyFailures;
+    /** Units refused at their last try and waiting for a retry, now (kind as above): what NpmAgentApplyFailing reads. */
     public final Gauge applyFailingParts;
     public final Gauge pendingNetPols;
     public final Gauge pendingEvents;

@@ -3,10 +3,8 @@ package io.npmagent.agent.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.npmagent.harness.controlplane.KubeBinaries;
 import io.npmagent.harness.monitoring.PodMonitorScrapeConfig;
 import io.npmagent.harness.monitoring.PrometheusRuleFile;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -72,10 +70,8 @@ class ScrapeConfigTest {
         options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
         Files.writeString(dir.resolve("prometheus.yml"), new Yaml(options).dump(config));
 
-        Process p = new ProcessBuilder(KubeBinaries.onRequest("promtool").toString(), "check", "config", "prometheus.yml")
-                .directory(dir.toFile()).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor()).as(out).isZero();
-        assertThat(out).contains("SUCCESS: 1 rule files found").contains("SUCCESS: " + MonitoringManifestsTest.alerts().size() + " rules found");
+        Promtool r = Promtool.run(dir, "check", "config", "prometheus.yml");
+        assertThat(r.exit()).as(r.output()).isZero();
+        assertThat(r.output()).contains("SUCCESS: 1 rule files found").contains("SUCCESS: " + MonitoringManifestsTest.alerts().size() + " rules found");
     }
 }
