@@ -4,16 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.npmagent.harness.monitoring.PodMonitorScrapeConfig;
+import io.npmagent.harness.monitoring.PrometheusConfig;
 import io.npmagent.harness.monitoring.PrometheusRuleFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.yaml.snakeyaml.DumperOptions;
-import org.yaml.snakeyaml.Yaml;
 
 /**
  * The scrape job a Prometheus without the operator runs for the shipped PodMonitor ({@link PodMonitorScrapeConfig}):
@@ -59,16 +59,11 @@ class ScrapeConfigTest {
     }
 
     @Test
-    void promtoolAcceptsTheConfigurationWithTheDerivedRules() throws Exception {
+    void promtoolAcceptsTheClustersConfigurationWithTheDerivedRules() throws Exception {
         Path kubeconfig = Files.writeString(dir.resolve("kubeconfig"), "apiVersion: v1\nkind: Config\n");
-        PrometheusRuleFile.write(DeployManifests.dir().resolve(DeployManifests.PROMETHEUS_RULE), dir.resolve("npm-agent-rules.yaml"));
-        Map<String, Object> config = new LinkedHashMap<>();
-        config.put("global", Map.of("scrape_interval", "30s", "evaluation_interval", "30s"));
-        config.put("rule_files", List.of("npm-agent-rules.yaml"));
-        config.put("scrape_configs", PodMonitorScrapeConfig.of(DeployManifests.podMonitor(), kubeconfig.toString()));
-        DumperOptions options = new DumperOptions();
-        options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
-        Files.writeString(dir.resolve("prometheus.yml"), new Yaml(options).dump(config));
+        Path rules = PrometheusRuleFile.write(DeployManifests.dir().resolve(DeployManifests.PROMETHEUS_RULE), dir.resolve("npm-agent-rules.yaml"));
+        Files.writeString(dir.resolve("prometheus.yml"), PrometheusConfig.of(DeployManifests.podMonitor(), kubeconfig.toString(),
+                dir.relativize(rules), Optional.of("127.0.0.1:9093")));
 
         Promtool r = Promtool.run(dir, "check", "config", "prometheus.yml");
         assertThat(r.exit()).as(r.output()).isZero();

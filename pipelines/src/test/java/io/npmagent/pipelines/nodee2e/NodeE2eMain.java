@@ -15,7 +15,7 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
- * {@code pipelines/node-e2e [--nodes N] [--pod-network host-gw|vxlan] [--backend B]... [--newcomers N] [--keep]}: runs {@link NodeE2eTest} (the {@code node-e2e}
+ * {@code pipelines/node-e2e [--nodes N] [--pod-network host-gw|vxlan] [--backend B]... [--newcomers N] [--monitoring] [--alerts] [--helm] [--keep]}: runs {@link NodeE2eTest} (the {@code node-e2e}
  * tag) on the JUnit Platform in this JVM, printing each check as it ends ({@code PASS name} or
  * {@code FAIL name: why}) and, last and alone on its line, {@code N passed, M failed}; exit 1 if any failed.
  */
@@ -51,6 +51,9 @@ public final class NodeE2eMain {
                     System.setProperty(NodeE2eTest.NEWCOMERS_PROPERTY, args[++i]);
                 }
                 case "--keep" -> System.setProperty(NodeE2eTest.KEEP, "true");
+                case "--monitoring" -> System.setProperty(NodeE2eTest.MONITORING, "true");
+                case "--alerts" -> System.setProperty(NodeE2eTest.ALERTS, "true");
+                case "--helm" -> System.setProperty(NodeE2eTest.HELM, "true");
                 default -> usage("unknown option " + args[i]);
             }
         }
@@ -72,7 +75,7 @@ public final class NodeE2eMain {
     }
 
     private static void usage(String message) {
-        System.err.println("node-e2e: " + message + " (node-e2e [--nodes N] [--pod-network host-gw|vxlan] [--backend B]... [--newcomers N] [--keep])");
+        System.err.println("node-e2e: " + message + " (node-e2e [--nodes N] [--pod-network host-gw|vxlan] [--backend B]... [--newcomers N] [--monitoring] [--alerts] [--helm] [--keep])");
         System.exit(2);
     }
 

@@ -8,8 +8,11 @@ import io.npmagent.harness.cluster.Agent;
 import io.npmagent.harness.cluster.Cluster;
 import io.npmagent.harness.cluster.ClusterConfig;
 import io.npmagent.harness.cluster.ClusterLifecycle;
+import io.npmagent.harness.cluster.HelmRelease;
+import io.npmagent.harness.cluster.Monitoring;
 import io.npmagent.harness.cluster.Node;
 import io.npmagent.harness.cluster.PodNetwork;
+import io.npmagent.harness.monitoring.DashboardQueries;
 import io.npmagent.harness.process.Await;
 import io.npmagent.harness.process.Daemon;
 import io.npmagent.pipelines.bench.Iperf;
@@ -61,6 +64,12 @@ class NodeE2eTest {
     static final String NODES_PROPERTY = "node-e2e.nodes";
     static final String NETWORK_PROPERTY = "node-e2e.pod-network";
     static final String NEWCOMERS_PROPERTY = "node-e2e.newcomers";
+    /** "true": the cluster with its monitoring, and the checks on it (the agents scraped, every dashboard query answered). */
+    static final String MONITORING = "node-e2e.monitoring";
+    /** "true": with the monitoring, three alerts fired and resolved for real ({@link AlertsScenario}; about 25 minutes). */
+    static final String ALERTS = "node-e2e.alerts";
+    /** "true": the agent installed and changed with Helm (the chart in npm-agent/deploy/helm), not kubectl apply. */
+    static final String HELM = "node-e2e.helm";
     static final List<String> ALL = List.of("bpf", "iptables-legacy", "nft", "iptables-nft");
     private static final Duration EVENTUALLY = Duration.ofSeconds(40);
     private static final Duration KUBELET_SYNC = Duration.ofSeconds(150);
@@ -79,6 +88,8 @@ class NodeE2eTest {
     /** Where the server runs: the second node (the first when there is one), so clients on the others are cross-node. */
     private static Node serverNode;
     private static List<Target> targets;
+    /** When the cluster was up: the dashboard's queries ask from here on. */
+    private static Instant clusterUp;
 
     /** What a client tries: an address and port, TCP or UDP. */
     record Target(String what, String address, String protocol) {
@@ -117,7 +128,8 @@ class NodeE2eTest {
         } catch (RuntimeException e) {
             say("an earlier cluster's leftovers: " + e.getMessage());
         }
-        cluster = ClusterLifecycle.up(config, nodes, network, Optional.empty());
+        cluster = ClusterLifecycle.up(config, nodes, network, Optional.empty(), monitoring());
+        clusterUp = Instant.now();
         serverNode = cluster.nodes().get(Math.min(1, nodes - 1));
         say("cluster up in " + Duration.between(start, Instant.now()).toSeconds() + " s");
     }
@@ -135,7 +147,107 @@ class NodeE2eTest {
         Stream<DynamicNode> shipped = Stream.of(DynamicContainer.dynamicContainer("on the shipped configuration", shipped().stream()));
         Stream<DynamicNode> perBackend = backends().stream()
                 .map(b -> DynamicContainer.dynamicContainer("backend " + b, backend(b).stream()));
-        return Stream.concat(shipped, perBackend);
+        Stream<DynamicNode> all = Stream.concat(shipped, perBackend);
+        if (monitoring()) {
+            all = Stream.concat(all, Stream.of(DynamicContainer.dynamicContainer("monitoring", dashboard().stream())));
+        }
+        if (Boolean.getBoolean(ALERTS)) {
+            all = Stream.concat(all, Stream.of(DynamicContainer.dynamicContainer("alerts", alerts().stream())));
+        }
+        return all;
+    }
+
+    static boolean monitoring() {
+        return Boolean.getBoolean(MONITORING) || Boolean.getBoolean(ALERTS);
+    }
+
+    /**
+     * Every query of the shipped dashboard, as Grafana asks it over the run so far (all agents), answers with a
+     * series: a panel that shows nothing on a healthy cluster is a broken panel. A query of a backend's own
+     * metrics is asked only when the run included that backend.
+     */
+    private static Script dashboard() {
+        List<DashboardQueries.Answer> answers = new ArrayList<>();
+        List<DashboardQueries.Query> notAsked = new ArrayList<>();
+        return new Script()
+                .act(() -> {
+                    Path file = cluster.checkout().resolve("npm-agent/deploy/grafana/dashboard.json");
+                    for (DashboardQueries.Answer a : DashboardQueries.ask(Monitoring.prometheus(config), file, clusterUp, Instant.now())) {
+                        if (asked(a.query().expr())) {
+                            answers.add(a);
+                            say("dashboard: " + a.series() + " series: " + a.query());
+                        } else {
+                            notAsked.add(a.query());
+                        }
+                    }
+                })
+                .check(() -> "every dashboard query answers over the run (" + answers.size() + " queries"
+                        + (notAsked.isEmpty() ? "" : "; not asked, the run did not have what they show: " + notAsked) + ")", () -> {
+                    assertThat(answers).isNotEmpty();
+                    assertThat(answers.stream().filter(a -> a.series() == 0).map(DashboardQueries.Answer::query).toList())
+                            .as("queries that returned no series").isEmpty();
+                });
+    }
+
+    /** The backends the run has had: those asked for, and eBPF, which the shipped configuration's auto picks (a check says so). */
+    static List<String> backendsRun() {
+        List<String> out = new ArrayList<>(backends());
+        if (!out.contains("bpf")) {
+            out.add("bpf");
+        }
+        return out;
+    }
+
+    /**
+     * Whether the run had what {@code expr}'s metrics need: the backend that exports them, and for the bandwidth
+     * counters a limited pod, which only the bpf backend's own checks make.
+     */
+    static boolean asked(String expr) {
+        if (expr.contains("npm_bandwidth_")) {
+            return backends().contains("bpf");
+        }
+        return backendsRun().stream().anyMatch(b -> backendsOf(expr).contains(b));
+    }
+
+    /** The backends whose runs export the metrics {@code expr} reads (all of them for the agent's own). */
+    static List<String> backendsOf(String expr) {
+        if (expr.contains("npm_bpf_") || expr.contains("npm_bandwidth_")) {
+            return List.of("bpf");
+        }
+        if (expr.contains("npm_nft_")) {
+            return List.of("nft");
+        }
+        if (expr.contains("npm_linux_iptables_") || expr.contains("npm_ipset_")) {
+            return List.of("iptables-legacy", "iptables-nft");
+        }
+        return ALL;
+    }
+
+    /** {@link AlertsScenario}: three alerts fired and resolved for real, each on a node of its own, on the iptables-nft backend. */
+    private static Script alerts() {
+        AlertsScenario[] a = new AlertsScenario[1];
+        boolean[] fired = new boolean[1];
+        boolean[] resolved = new boolean[1];
+        return new Script()
+                .act(() -> {
+                    a[0] = new AlertsScenario(cluster);
+                    say("alerts: backend " + AlertsScenario.BACKEND + ", then the causes: "
+                            + a[0].expected.stream().map(e -> e + " (" + e.cause + ")").toList());
+                    ClusterLifecycle.deployAgent(cluster, AlertsScenario.BACKEND);
+                    a[0].start();
+                    say("alerts: causes in place; waiting for the receiver (the rules' for: is 5 and 15 minutes)");
+                    fired[0] = a[0].awaitFiring();
+                    a[0].stop();
+                    say("alerts: causes gone; waiting for the resolutions");
+                    resolved[0] = a[0].awaitResolved();
+                    a[0].received().forEach(line -> say("alerts: received " + line));
+                })
+                .check(() -> "alerts fire at Alertmanager's receiver: " + a[0].expected.stream().map(e -> e + " " + e.fired
+                        .map(r -> AlertsScenario.secondsSince(a[0].causesStarted, r.receivedAt()) + " s after its cause").orElse("never")).toList(),
+                        () -> assertThat(fired[0]).isTrue())
+                .check(() -> "... and resolve once the cause goes: " + a[0].expected.stream().map(e -> e + " " + e.resolved
+                        .map(r -> AlertsScenario.secondsSince(a[0].causesRemoved, r.receivedAt()) + " s after").orElse("never")).toList(),
+                        () -> assertThat(resolved[0]).isTrue());
     }
 
     static List<String> backends() {
@@ -159,8 +271,13 @@ class NodeE2eTest {
         Node first = cluster.nodes().get(0);
         return new Script()
                 .act(() -> {
-                    say("npm-agent/deploy/ as shipped (backend auto)");
-                    ClusterLifecycle.deployAgent(cluster, "auto");
+                    if (helm()) {
+                        say("helm install of npm-agent/deploy/helm/npm-agent, default values (backend auto)");
+                        HelmRelease.install(cluster);
+                    } else {
+                        say("npm-agent/deploy/ as shipped (backend auto)");
+                        ClusterLifecycle.deployAgent(cluster, "auto");
+                    }
                     deployWorkload();
                 })
                 .check(() -> "the shipped DaemonSet's pod is Ready on all " + nodes + " nodes, with its capabilities", () -> {
@@ -172,6 +289,7 @@ class NodeE2eTest {
                         assertThat(agentLogs(n)).as(n.name()).containsPattern("backend (bpf|eBPF)")))
                 .check("/metrics scraped from every node's agent", () -> cluster.nodes().forEach(n ->
                         assertThat(metrics(n)).as(n.name()).containsPattern("(?m)^npm_num_policies")))
+                .then(monitoring() ? scrapedByPrometheus() : new Script())
                 .act(() -> {
                     say("on the shipped configuration");
                     apply("node-e2e-policy.yaml");
@@ -186,13 +304,14 @@ class NodeE2eTest {
                 .act(() -> {
                     k("-n", "node-e2e", "annotate", "pod", "allowed-0", "npm-agent.io/tcp-congestion-");
                     before[0] = agentPodAndRestarts(first);
-                    Agent.configure(cluster, "Toggles.NetPolInBackground", "false");
+                    netPolInBackground(false);
                 })
-                .check("editing the ConfigMap turns NetPolInBackground off without a restart", () -> Await.until(KUBELET_SYNC, Duration.ofSeconds(1),
+                .check((helm() ? "helm upgrade --set config.Toggles.NetPolInBackground=false" : "editing the ConfigMap")
+                        + " turns NetPolInBackground off without a restart", () -> Await.until(KUBELET_SYNC, Duration.ofSeconds(1),
                         "the agent's log says so", () -> Pattern.compile("applied.*NetPolInBackground").matcher(agentLogs(first)).find()))
                 .check(() -> "... the same pod, not restarted (" + before[0] + ")", () -> assertThat(agentPodAndRestarts(first)).isEqualTo(before[0]))
                 .act(() -> {
-                    Agent.configure(cluster, "Toggles.NetPolInBackground", "true");
+                    netPolInBackground(true);
                     gap.deleteAgentAndProbe();
                 })
                 .check(() -> "kubectl delete of the agent's pod on the server's node: enforcement holds from every node until its successor is Ready ("
@@ -200,7 +319,49 @@ class NodeE2eTest {
                 .act(rolling::rollingUpdateAndProbe)
                 .check(() -> "a rolling update of the DaemonSet across all nodes: enforcement holds (" + rolling.probes + " probes, "
                         + rolling.wrong.size() + " wrong)", rolling::assertHeld)
+                .then(helm() ? helmUpgradeBackend(first) : new Script())
                 .act(() -> k("-n", "node-e2e", "delete", "networkpolicy", "server-ingress"));
+    }
+
+    /** NetPolInBackground set as the install was made: the ConfigMap edited, or {@code helm upgrade --set config.Toggles...}. */
+    private static void netPolInBackground(boolean on) throws Exception {
+        if (helm()) {
+            HelmRelease.upgrade(cluster, "config.Toggles.NetPolInBackground=" + on);
+        } else {
+            Agent.configure(cluster, "Toggles.NetPolInBackground", Boolean.toString(on));
+        }
+    }
+
+    static boolean helm() {
+        return Boolean.getBoolean(HELM);
+    }
+
+    /**
+     * {@code helm upgrade --set config.Backend=nft} with probes running: the chart's restart annotation rolls the
+     * DaemonSet a node at a time, each node's agent hands over from eBPF to nft, and no probe sees a wrong verdict.
+     */
+    private static Script helmUpgradeBackend(Node first) {
+        Gap upgrade = new Gap();
+        return new Script()
+                .act(() -> upgrade.upgradeAndProbe(() -> HelmRelease.upgrade(cluster, "config.Backend=nft")))
+                .check(() -> "helm upgrade --set config.Backend=nft: the DaemonSet rolls node by node and enforcement holds from every node ("
+                        + upgrade.probes + " probes, " + upgrade.wrong.size() + " wrong)", upgrade::assertHeld)
+                .check("... and every node's agent runs nft", () -> cluster.nodes().forEach(n ->
+                        assertThat(agentLogs(n)).as(n.name()).contains("backend nft")));
+    }
+
+    /** The cluster's Prometheus, through the PodMonitor's translation, has every node's agent up, named by its node. */
+    private static Script scrapedByPrometheus() {
+        return new Script().check("Prometheus (the shipped PodMonitor) scrapes the agent on every node, job npm-agent, labelled by node", () ->
+                Await.until(Duration.ofSeconds(120), Duration.ofSeconds(5), "up{job=\"npm-agent\"} == 1 on every node", () -> {
+                    try {
+                        List<String> upNodes = Monitoring.prometheus(config).query("up{job=\"npm-agent\"} == 1").stream()
+                                .map(r -> r.getAsJsonObject("metric").get("node").getAsString()).sorted().toList();
+                        return upNodes.equals(cluster.nodes().stream().map(Node::name).sorted().toList());
+                    } catch (java.io.IOException | RuntimeException e) {
+                        return false;
+                    }
+                }));
     }
 
     /** The server, the Service and two clients per node, applied and Ready; the targets read from them. */
@@ -254,6 +415,15 @@ class NodeE2eTest {
             probeUntil(() -> kubectl("-n", "kube-system", "get", "pods", "-l", AGENT, "--field-selector", "spec.nodeName=" + serverNode.name(),
                     "-o", "jsonpath={range .items[*]}{.metadata.name} {.status.conditions[?(@.type==\"Ready\")].status}{\"\\n\"}{end}").stdout()
                     .lines().map(l -> l.split(" ")).anyMatch(f -> f.length == 2 && !f[0].equals(old) && f[1].equals("True")));
+        }
+
+        void upgradeAndProbe(Script.Action upgrade) {
+            try {
+                upgrade.run();
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+            probeUntil(() -> kubectl("-n", "kube-system", "rollout", "status", "daemonset/npm-agent", "--timeout=1s").ok());
         }
 
         void rollingUpdateAndProbe() {
@@ -390,14 +560,18 @@ class NodeE2eTest {
 
     /** ARGV run in the pod's network namespace, from the host (the pod's container's process, found through its node's containerd). */
     private static List<String> inPod(String pod, List<String> argv) {
-        String node = k("-n", "node-e2e", "get", "pod", pod, "-o", "jsonpath={.spec.nodeName}");
-        String id = k("-n", "node-e2e", "get", "pod", pod, "-o", "jsonpath={.status.containerStatuses[0].containerID}").replace("containerd://", "");
-        String pid = cluster.must(cluster.node(node).ctr(List.of("task", "ls"))).stdout().lines().map(l -> l.split("\\s+"))
-                .filter(f -> f.length >= 2 && f[0].equals(id)).map(f -> f[1]).findFirst()
-                .orElseThrow(() -> new IllegalStateException("no task for " + pod + "'s container " + id + " on " + node));
-        List<String> out = new ArrayList<>(List.of("nsenter", "-t", pid, "-n", "--"));
+        List<String> out = new ArrayList<>(List.of("nsenter", "-t", containerPid("node-e2e", pod), "-n", "--"));
         out.addAll(argv);
         return out;
+    }
+
+    /** The host's PID of the pod's (first) container's process, found through its node's containerd. */
+    static String containerPid(String namespace, String pod) {
+        String node = k("-n", namespace, "get", "pod", pod, "-o", "jsonpath={.spec.nodeName}");
+        String id = k("-n", namespace, "get", "pod", pod, "-o", "jsonpath={.status.containerStatuses[0].containerID}").replace("containerd://", "");
+        return cluster.must(cluster.node(node).ctr(List.of("task", "ls"))).stdout().lines().map(l -> l.split("\\s+"))
+                .filter(f -> f.length >= 2 && f[0].equals(id)).map(f -> f[1]).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no task for " + pod + "'s container " + id + " on " + node));
     }
 
     private static Script policyChecks(String b) {

@@ -40,12 +40,13 @@ public final class KubeBinaries {
     }
 
     /**
-     * A binary {@code pipelines/kube-binaries} builds only when asked ({@code flanneld}, {@code e2e.test}):
-     * from {@code $NPM_AGENT_KUBE_BIN} when set (it must be there), else built by the script on request.
+     * A binary {@code pipelines/kube-binaries} builds only when asked ({@code flanneld}, {@code e2e.test},
+     * {@code prometheus}): from {@code $NPM_AGENT_KUBE_BIN} when it is there, else built by the script on request
+     * (which links it into that directory when it is the script's).
      */
     public static Path onRequest(String name) throws IOException {
         String env = System.getenv("NPM_AGENT_KUBE_BIN");
-        Path dir = env != null && !env.isBlank() ? Path.of(env) : build(name);
+        Path dir = env != null && !env.isBlank() && Files.isExecutable(Path.of(env, name)) ? Path.of(env) : build(name);
         if (!Files.isExecutable(dir.resolve(name))) {
             throw new IOException(dir.resolve(name) + " is missing: pipelines/kube-binaries " + name + " builds it");
         }

@@ -25,16 +25,21 @@ public final class Agent implements Step.ClusterAction {
 
     @Override
     public void up(Cluster c) throws Exception {
-        String out = c.must(Duration.ofMinutes(20), List.of(c.checkout().resolve("npm-agent/image/build").toString())).stdout().strip();
-        Path archive = Path.of(out.substring(out.lastIndexOf('\n') + 1));
-        for (Node node : c.nodes()) {
-            Images.load(c, node, archive, REPOSITORY);
-        }
+        loadImage(c);
         c.kubectl("apply", "-f", c.checkout().resolve("npm-agent/deploy").toString());
         configure(c, "Backend", "\"" + backend + "\"");
         c.kubectl("-n", "kube-system", "rollout", "restart", "daemonset/npm-agent");
         c.awaitKubectl(Duration.ofSeconds(180), "the npm-agent DaemonSet's pod Ready",
                 "-n", "kube-system", "rollout", "status", "daemonset/npm-agent", "--timeout=2s");
+    }
+
+    /** The agent's image built from this checkout ({@code npm-agent/image/build}) and imported into every node's containerd. */
+    public static void loadImage(Cluster c) throws Exception {
+        String out = c.must(Duration.ofMinutes(20), List.of(c.checkout().resolve("npm-agent/image/build").toString())).stdout().strip();
+        Path archive = Path.of(out.substring(out.lastIndexOf('\n') + 1));
+        for (Node node : c.nodes()) {
+            Images.load(c, node, archive, REPOSITORY);
+        }
     }
 
     /**

@@ -118,6 +118,11 @@ public final class Cluster {
         return ok(run(argv));
     }
 
+    /** A command on the host fed {@code stdin} (a manifest, a ruleset); throws with its stderr if it fails. */
+    public CommandResult must(List<String> argv, String stdin) {
+        return ok(host.run(argv, stdin, COMMAND_TIMEOUT));
+    }
+
     public CommandResult must(String... argv) {
         return must(Arrays.asList(argv));
     }

@@ -29,6 +29,11 @@ public final class ClusterLifecycle {
      * and the agent on {@code backend} if given; returns it.
      */
     public static Cluster up(ClusterConfig config, int nodes, PodNetwork network, Optional<String> backend) throws Exception {
+        return up(config, nodes, network, backend, false);
+    }
+
+    /** The same, with the cluster's {@link Monitoring} (Prometheus, Alertmanager, its receiver) before the agent when {@code monitoring}. */
+    public static Cluster up(ClusterConfig config, int nodes, PodNetwork network, Optional<String> backend, boolean monitoring) throws Exception {
         requireRoot();
         Node first = Node.of(config, 0);
         if (NetworkNamespace.exists(first.netns()) || NetworkNamespace.exists(config.underlayNetns())) {
@@ -52,6 +57,11 @@ public final class ClusterLifecycle {
         }
         Cluster.log("underlay in network namespace " + config.underlayNetns() + ", pod network " + network + ", state in " + config.state());
         for (Step step : Step.create(network)) {
+            Cluster.log(step.what() + "...");
+            step.up(c);
+        }
+        if (monitoring) {
+            Step step = new Step("monitoring (Prometheus, Alertmanager)", new Monitoring());
             Cluster.log(step.what() + "...");
             step.up(c);
         }

@@ -1,8 +1,11 @@
 package io.npmagent.harness.cluster;
 
+import io.npmagent.harness.monitoring.AlertLog;
+import io.npmagent.harness.monitoring.DashboardQueries;
 import io.npmagent.harness.process.Daemon;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -13,10 +16,16 @@ import java.util.Optional;
  */
 public final class ClusterMain {
     static final String USAGE = """
-            pipelines/cluster up [--nodes N] [--pod-network host-gw|vxlan] [--backend B]
+            pipelines/cluster up [--nodes N] [--pod-network host-gw|vxlan] [--monitoring] [--backend B]
                                                  start it with N nodes (1 to 4, default 1) on that pod network (default host-gw:
-                                                 routes on the underlay; vxlan: flannel) and, with --backend, deploy
+                                                 routes on the underlay; vxlan: flannel), with --monitoring Prometheus and
+                                                 Alertmanager running npm-agent/deploy/monitoring/ (Prometheus on the host at
+                                                 127.0.0.1:PORT+1, Alertmanager at PORT+2) and, with --backend, deploy
                                                  npm-agent/deploy/ on backend B
+            pipelines/cluster dashboard [--since MINUTES]   with --monitoring: every query of npm-agent/deploy/grafana/dashboard.json
+                                                 (all agents) over the last MINUTES (default 60) and how many series it returns;
+                                                 exit 1 if one returns none
+            pipelines/cluster alerts             with --monitoring: every alert notification Alertmanager's receiver got
             pipelines/cluster down               stop it and remove everything it made (its state, cgroups, namespaces)
             pipelines/cluster kubeconfig         print the admin kubeconfig's path (kubectl --kubeconfig "$(pipelines/cluster kubeconfig)")
             pipelines/cluster nodes              print each node's name and network namespace
@@ -49,18 +58,21 @@ public final class ClusterMain {
                 Optional<String> backend = Optional.empty();
                 int nodes = 1;
                 PodNetwork network = PodNetwork.HOST_GW;
+                boolean monitoring = false;
                 for (int i = 0; i < rest.size(); i++) {
                     if (rest.get(i).equals("--backend") && i + 1 < rest.size()) {
                         backend = Optional.of(rest.get(++i));
                     } else if (rest.get(i).equals("--pod-network") && i + 1 < rest.size()) {
                         network = PodNetwork.of(rest.get(++i));
+                    } else if (rest.get(i).equals("--monitoring")) {
+                        monitoring = true;
                     } else if (rest.get(i).equals("--nodes") && i + 1 < rest.size()) {
                         nodes = Integer.parseInt(rest.get(++i));
                     } else {
-                        throw new IllegalArgumentException("unknown option " + rest.get(i) + " (up [--nodes N] [--pod-network host-gw|vxlan] [--backend B])");
+                        throw new IllegalArgumentException("unknown option " + rest.get(i) + " (up [--nodes N] [--pod-network host-gw|vxlan] [--monitoring] [--backend B])");
                     }
                 }
-                ClusterLifecycle.up(config, nodes, network, backend);
+                ClusterLifecycle.up(config, nodes, network, backend, monitoring);
                 return 0;
             }
             case "down" -> {
@@ -93,6 +105,17 @@ public final class ClusterMain {
                     throw new IllegalArgumentException("agent --backend B (with the cluster up)");
                 }
                 ClusterLifecycle.deployAgent(up(config), rest.get(1));
+                return 0;
+            }
+            case "dashboard" -> {
+                long minutes = rest.size() == 2 && rest.get(0).equals("--since") ? Long.parseLong(rest.get(1)) : 60;
+                return dashboard(up(config), Duration.ofMinutes(minutes));
+            }
+            case "alerts" -> {
+                up(config);
+                for (AlertLog.Received a : Monitoring.alerts(config).alerts()) {
+                    System.out.println(a.receivedAt() + " " + a.status() + " " + a.labels());
+                }
                 return 0;
             }
             case "agent-config" -> {
@@ -135,6 +158,21 @@ public final class ClusterMain {
         Process p = new ProcessBuilder(new ArrayList<>(argv)).inheritIO().start();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> Daemon.stop(p.toHandle(), Duration.ofSeconds(5))));
         return p.waitFor();
+    }
+
+    /** Each dashboard query over the last {@code since}: its series count, one line each; 1 if one returned none. */
+    private static int dashboard(Cluster c, Duration since) throws Exception {
+        if (!Monitoring.on(c.config())) {
+            throw new IllegalStateException("no monitoring (pipelines/cluster up --monitoring)");
+        }
+        Instant now = Instant.now();
+        int empty = 0;
+        for (DashboardQueries.Answer a : DashboardQueries.ask(Monitoring.prometheus(c.config()),
+                c.checkout().resolve("npm-agent/deploy/grafana/dashboard.json"), now.minus(since), now)) {
+            System.out.println(a.series() + "\t" + a.query());
+            empty += a.series() == 0 ? 1 : 0;
+        }
+        return empty == 0 ? 0 : 1;
     }
 
     private static int usage() {
