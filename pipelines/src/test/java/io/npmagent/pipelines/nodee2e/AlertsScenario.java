@@ -127,21 +127,35 @@ final class AlertsScenario {
         return await(FIRE_TIMEOUT, "firing", causesStarted);
     }
 
-    /** Takes the three causes away; {@link #causesRemoved} is when the last went. */
+    /**
+     * Takes the three causes away, each whatever became of the others; {@link #causesRemoved} is when the last went.
+     * The wrapper is unmounted lazily: a restore may be sleeping in it, and it finishes on the wrapper it started with.
+     */
     void stop() throws Exception {
         if (churn != null) {
             churn.shutdownNow();
             churn.awaitTermination(30, TimeUnit.SECONDS);
         }
+        List<String> failed = new ArrayList<>();
+        List<List<String>> undo = new ArrayList<>();
         if (agentPid != null) {
-            cluster.must(List.of("nsenter", "-t", agentPid, "-m", "-p", "--", "/tmp/umount", "/usr/sbin/xtables-nft-multi"));
+            undo.add(List.of("nsenter", "-t", agentPid, "-m", "-p", "--", "/tmp/umount", "--lazy", "/usr/sbin/xtables-nft-multi"));
         }
-        cluster.run(unreachable.inside(List.of("nft", "delete", "table", "inet", FAULT_TABLE)));
-        cluster.run(refusing.inside(List.of("iptables-nft", "-w", "-t", "filter", "-F", FOREIGN_CHAIN)));
-        cluster.run(refusing.inside(List.of("iptables-nft", "-w", "-t", "filter", "-X", FOREIGN_CHAIN)));
-        k("delete", "networkpolicy", "-n", NAMESPACE, "alerts-churn", "--ignore-not-found");
-        k("label", "pod", "-n", NAMESPACE, "denied-0", "alerts-churn-");
+        undo.add(unreachable.inside(List.of("nft", "delete", "table", "inet", FAULT_TABLE)));
+        undo.add(refusing.inside(List.of("iptables-nft", "-w", "-t", "filter", "-F", FOREIGN_CHAIN)));
+        undo.add(refusing.inside(List.of("iptables-nft", "-w", "-t", "filter", "-X", FOREIGN_CHAIN)));
+        for (List<String> argv : undo) {
+            var r = cluster.run(argv);
+            if (!r.ok()) {
+                failed.add(String.join(" ", argv) + ": " + r.errorSummary());
+            }
+        }
         causesRemoved = Instant.now();
+        cluster.kubectlRun("delete", "networkpolicy", "-n", NAMESPACE, "alerts-churn", "--ignore-not-found");
+        cluster.kubectlRun("label", "pod", "-n", NAMESPACE, "denied-0", "alerts-churn-");
+        if (!failed.isEmpty()) {
+            throw new IllegalStateException("a cause stayed: " + failed);
+        }
     }
 
     /** Waits until every expected alert has reached the receiver resolved, after the causes went. */
