@@ -23,8 +23,8 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 /**
  * The cluster's monitoring ({@code pipelines/cluster up --monitoring}), the shipped {@code npm-agent/deploy/monitoring/}
  * run by upstream's Prometheus and Alertmanager (pipelines/kube-binaries prometheus alertmanager) as node processes of
- * the first node, on its loopback. The Prometheus Operator cannot be built here (its main module is not served), so
- * the PodMonitor and PrometheusRule are translated as the operator would ({@link PrometheusConfig}): Prometheus finds
+ * the first node, on its loopback. The Prometheus Operator does not run here yet (the proxy serves one release of its
+ * main module, v0.85.0, which builds), so the PodMonitor and PrometheusRule are translated as the operator would ({@link PrometheusConfig}): Prometheus finds
  * the agents' pods through the API server and scrapes every node's agent over the underlay. Alertmanager sends every
  * alert, and its resolution, to a webhook receiver on the same loopback ({@link AlertReceiverMain}), which records
  * them in {@code STATE/monitoring/alerts.jsonl} ({@link #alerts}). From the host: Prometheus at
