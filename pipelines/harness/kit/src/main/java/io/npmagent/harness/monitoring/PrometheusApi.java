@@ -1,6 +1,5 @@
 package io.npmagent.harness.monitoring;
 
-import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
@@ -16,7 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Prometheus' HTTP API (v1), as Grafana and promtool use it: instant and range queries, the rules' active alerts, readiness. */
+/** Prometheus' HTTP API (v1), as Grafana and promtool use it: instant and range queries, readiness. */
 public final class PrometheusApi {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final URI base;
@@ -51,14 +50,6 @@ public final class PrometheusApi {
     public List<JsonObject> queryRange(String expr, Instant start, Instant end, Duration step) throws IOException {
         return series(data("/api/v1/query_range?query=" + encode(expr) + "&start=" + start.getEpochSecond() + "&end=" + end.getEpochSecond()
                 + "&step=" + step.toSeconds()));
-    }
-
-    /** The alerts the rules hold now, pending or firing: each {@code {"labels": {...}, "state": ..., "activeAt": ...}}. */
-    public List<JsonObject> alerts() throws IOException {
-        JsonArray alerts = data("/api/v1/alerts").getAsJsonObject().getAsJsonArray("alerts");
-        List<JsonObject> out = new ArrayList<>();
-        alerts.forEach(a -> out.add(a.getAsJsonObject()));
-        return out;
     }
 
     private JsonElement data(String path) throws IOException {
