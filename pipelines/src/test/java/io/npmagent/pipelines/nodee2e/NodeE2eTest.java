@@ -171,7 +171,7 @@ class NodeE2eTest {
         List<DashboardQueries.Query> notAsked = new ArrayList<>();
         return new Script()
                 .act(() -> {
-                    Path file = cluster.checkout().resolve("npm-agent/deploy/grafana/dashboard.json");
+                    Path file = cluster.checkout().resolve(Monitoring.DASHBOARD);
                     for (DashboardQueries.Answer a : DashboardQueries.ask(Monitoring.prometheus(config), file, clusterUp, Instant.now())) {
                         if (asked(a.query().expr())) {
                             answers.add(a);

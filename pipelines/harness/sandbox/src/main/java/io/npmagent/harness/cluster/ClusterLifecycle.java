@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -56,12 +57,11 @@ public final class ClusterLifecycle {
             Cluster.log("node " + n.name() + " (" + n.nodeIps() + ") in network namespace " + n.netns());
         }
         Cluster.log("underlay in network namespace " + config.underlayNetns() + ", pod network " + network + ", state in " + config.state());
-        for (Step step : Step.create(network)) {
-            Cluster.log(step.what() + "...");
-            step.up(c);
-        }
+        List<Step> steps = new ArrayList<>(Step.create(network));
         if (monitoring) {
-            Step step = new Step("monitoring (Prometheus, Alertmanager)", new Monitoring());
+            steps.add(new Step("monitoring (Prometheus, Alertmanager)", new Monitoring()));
+        }
+        for (Step step : steps) {
             Cluster.log(step.what() + "...");
             step.up(c);
         }

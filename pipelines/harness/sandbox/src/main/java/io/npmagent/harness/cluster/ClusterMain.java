@@ -168,7 +168,7 @@ public final class ClusterMain {
         Instant now = Instant.now();
         int empty = 0;
         for (DashboardQueries.Answer a : DashboardQueries.ask(Monitoring.prometheus(c.config()),
-                c.checkout().resolve("npm-agent/deploy/grafana/dashboard.json"), now.minus(since), now)) {
+                c.checkout().resolve(Monitoring.DASHBOARD), now.minus(since), now)) {
             System.out.println(a.series() + "\t" + a.query());
             empty += a.series() == 0 ? 1 : 0;
         }

@@ -31,6 +31,8 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  * 127.0.0.1:(NPM_AGENT_CLUSTER_PORT + 1), Alertmanager at 127.0.0.1:(NPM_AGENT_CLUSTER_PORT + 2).
  */
 public final class Monitoring implements Step.ClusterAction {
+    /** The shipped dashboard, relative to the checkout: what {@code pipelines/cluster dashboard} and node-e2e ask. */
+    public static final String DASHBOARD = "npm-agent/deploy/grafana/dashboard.json";
     static final int PROMETHEUS_PORT = 9090;
     static final int ALERTMANAGER_PORT = 9093;
     static final int RECEIVER_PORT = 9095;
