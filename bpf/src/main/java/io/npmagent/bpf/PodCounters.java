@@ -56,7 +56,7 @@ final class PodCounters {
             DropMap.Key k = DropMap.Key.decode(kv[0]);
             PodKey pod = byEndpoint.get(k.endpoint());
             if (pod != null) {
-                out.put(List.of(pod.toString(), k.direction() == 0 ? "ingress" : "egress"), sum.apply(kv[1]));
+                out.put(List.of(pod.namespace(), pod.name(), k.direction() == 0 ? "ingress" : "egress"), sum.apply(kv[1]));
             }
         }
         return out;

@@ -300,7 +300,7 @@ class ProgramVerdictKernelTest {
             assertThat(from("c", Frames.tcp(C, 41000 + i, "10.0.0.1", 443))).isEqualTo(DROP);
         }
         String scrape = scrape();
-        assertThat(scrape).containsPattern("npm_bpf_policy_drops_total\\{direction=\"egress\",pod=\"x/c\"} [3-9]");
+        assertThat(scrape).containsPattern("npm_bpf_policy_drops_total\\{direction=\"egress\",namespace=\"x\",pod=\"c\"} [3-9]");
         assertThat(scrape).contains("npm_bpf_map_entries{map=\"npm_policy\"}");
         assertThat(scrape).contains("npm_bpf_map_update_latency_seconds_count{map=\"npm_policy\"}");
     }

@@ -201,19 +201,24 @@ public final class Metrics {
                 .register(registry);
     }
 
-    /** A counter per (pod, direction) read at each scrape from element {@code index} of what a backend reports. */
+    /**
+     * A counter per (namespace, pod, direction) read at each scrape from element {@code index} of what a backend
+     * reports. {@code namespace} and {@code pod} are the counted pod's, as kube-state-metrics labels the pods it
+     * reports on: the shipped PodMonitor honours them (honorLabels), so they are not renamed exported_* under the
+     * agent's own pod's target labels.
+     */
     private void perPodCounter(PrometheusRegistry registry, String name, String help, Supplier<Supplier<Map<List<String>, long[]>>> source, int index) {
         CounterWithCallback.builder()
                 .name(name)
                 .help(help)
-                .labelNames("pod", "direction")
-                .callback(cb -> source.get().get().forEach((labels, v) -> cb.call(v[index], labels.get(0), labels.get(1))))
+                .labelNames("namespace", "pod", "direction")
+                .callback(cb -> source.get().get().forEach((labels, v) -> cb.call(v[index], labels.get(0), labels.get(1), labels.get(2))))
                 .register(registry);
     }
 
     /**
-     * Where {@code npm_bpf_policy_drops_total{pod,direction}} and {@code npm_bpf_policy_dropped_bytes_total}
-     * are read from at each scrape: per (pod, direction), packets and bytes dropped by policy. The last
+     * Where {@code npm_bpf_policy_drops_total{namespace,pod,direction}} and {@code npm_bpf_policy_dropped_bytes_total}
+     * are read from at each scrape: per (namespace, pod, direction), packets and bytes dropped by policy. The last
      * backend to call this is the one read (a restarted backend replaces its predecessor).
      */
     public void policyDropsFrom(Supplier<Map<List<String>, long[]>> source) {
@@ -221,7 +226,7 @@ public final class Metrics {
     }
 
     /**
-     * Where the {@code npm_bandwidth_*_total{pod,direction}} counters are read from: per (pod,
+     * Where the {@code npm_bandwidth_*_total{namespace,pod,direction}} counters are read from: per (namespace, pod,
      * direction), packets and bytes passed, ECN-marked, dropped at the horizon, policed, protected at the
      * horizon, slowed and held at the socket.
      */

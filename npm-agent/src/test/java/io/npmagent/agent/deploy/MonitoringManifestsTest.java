@@ -86,6 +86,7 @@ class MonitoringManifestsTest {
         V1ContainerPort port = agent.getPorts().stream().filter(p -> p.getName().equals(endpoints.get(0).get("port"))).findFirst().orElseThrow();
         assertThat(port.getContainerPort()).isEqualTo(AgentConfig.DEFAULTS.listeningPort());
         assertThat(endpoints.get(0).get("path")).isEqualTo("/metrics");
+        assertThat(endpoints.get(0).get("honorLabels")).as("the per-pod counters' namespace and pod kept, not renamed exported_*").isEqualTo(true);
         assertThat(job()).isEqualTo("npm-agent");
     }
 

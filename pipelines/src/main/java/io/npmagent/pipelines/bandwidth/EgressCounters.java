@@ -23,9 +23,12 @@ record EgressCounters(long packets, long horizonDrops, long protectedPackets, lo
         return reached == 0 ? 0 : 100.0 * horizonDrops / reached;
     }
 
+    /** {@code name}'s egress value for POD (namespace/name); 0 when the agent has not counted it. */
     private static long count(String metrics, String name, String pod) {
+        String[] ns = pod.split("/", 2);
         for (Map.Entry<String, Double> e : PromText.samples(metrics, name).entrySet()) {
-            if (e.getKey().contains("pod=\"" + pod + "\"") && e.getKey().contains("direction=\"egress\"")) {
+            String labels = e.getKey();
+            if (labels.contains("namespace=\"" + ns[0] + "\"") && labels.contains("pod=\"" + ns[1] + "\"") && labels.contains("direction=\"egress\"")) {
                 return e.getValue().longValue();
             }
         }

@@ -25,13 +25,13 @@ class FlowTablesTest {
     void countersAreTheClientsEgress() {
         String metrics = """
                 # HELP npm_bandwidth_horizon_drops_total x
-                npm_bandwidth_horizon_drops_total{direction="egress",pod="bw/client"} 25.0
-                npm_bandwidth_horizon_drops_total{direction="ingress",pod="bw/client"} 7.0
-                npm_bandwidth_packets_total{direction="egress",pod="bw/client"} 975.0
-                npm_bandwidth_packets_total{direction="egress",pod="bw/server"} 5.0
-                npm_bandwidth_held_total{direction="egress",pod="bw/client"} 4.0
-                npm_bandwidth_slowed_total{direction="egress",pod="bw/client"} 3.0
-                npm_bandwidth_protected_total{direction="egress",pod="bw/client"} 2.0
+                npm_bandwidth_horizon_drops_total{direction="egress",namespace="bw",pod="client"} 25.0
+                npm_bandwidth_horizon_drops_total{direction="ingress",namespace="bw",pod="client"} 7.0
+                npm_bandwidth_packets_total{direction="egress",namespace="bw",pod="client"} 975.0
+                npm_bandwidth_packets_total{direction="egress",namespace="bw",pod="server"} 5.0
+                npm_bandwidth_held_total{direction="egress",namespace="bw",pod="client"} 4.0
+                npm_bandwidth_slowed_total{direction="egress",namespace="bw",pod="client"} 3.0
+                npm_bandwidth_protected_total{direction="egress",namespace="bw",pod="client"} 2.0
                 """;
         EgressCounters c = EgressCounters.of(metrics, "bw/client");
         assertThat(c).isEqualTo(new EgressCounters(975, 25, 2, 3, 4));

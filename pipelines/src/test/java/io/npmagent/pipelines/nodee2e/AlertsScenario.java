@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  * Three of the shipped alerts made to fire for real on the iptables-nft backend, each on a node of its own, and to
  * resolve when the cause goes, every notification seen at Alertmanager's receiver ({@link Monitoring}):
  * <ul>
- *   <li><b>NpmAgentDown</b> on the third node: its input hook rejects Prometheus (on the first node) at the agent's
+ *   <li><b>NpmAgentDown</b> on the third node: its input hook rejects Prometheus (its pod, by its address) at the agent's
  *       metrics port, an nft table of the test's own; the kubelet's probes, from the node itself, still pass, so the
  *       agent keeps running and only Prometheus loses it, as behind a broken network path or a node firewall.</li>
  *   <li><b>NpmAgentApplyFailing</b> on the second node: a chain of someone else's (not the agent's NPM- prefix)
@@ -116,7 +116,7 @@ final class AlertsScenario {
         cluster.inNode(refusing, "iptables-nft", "-w", "-t", "filter", "-N", FOREIGN_CHAIN);
         cluster.inNode(refusing, "iptables-nft", "-w", "-t", "filter", "-A", FOREIGN_CHAIN, "-j", chain[0]);
         k("delete", "networkpolicy", "-n", NAMESPACE, "alerts-refused");
-        cluster.must(unreachable.inside(List.of("nft", "-f", "-")), rejectPrometheus(cluster.first().ip()));
+        cluster.must(unreachable.inside(List.of("nft", "-f", "-")), rejectPrometheus(Monitoring.prometheusPodIp(cluster)));
         churn = Executors.newSingleThreadScheduledExecutor();
         churn.scheduleWithFixedDelay(this::churnOnce, 0, CHURN_SECONDS, TimeUnit.SECONDS);
         causesStarted = Instant.now();

@@ -517,6 +517,9 @@ class NodeE2eTest {
                             .awaitReady(Duration.ofSeconds(20), "iperf3's server in the server pod", () -> logSays(log, Iperf.READY));
                     k("-n", "node-e2e", "annotate", "pod", client, "kubernetes.io/egress-bandwidth=" + BANDWIDTH, "--overwrite");
                     got[0] = eventuallyWithinLimit(client);
+                    if (monitoring()) {
+                        heldUntilScrapedTwice(client);
+                    }
                 })
                 .check(() -> String.format(Locale.ROOT, "bpf: egress limit %s on %s, to the server on another node: %.1f Mbit/s", BANDWIDTH,
                         client, got[0] / 1e6), () -> assertThat(got[0]).isCloseTo(BANDWIDTH_BITS, withinPercentage(BANDWIDTH_TOLERANCE * 100)))
@@ -531,6 +534,22 @@ class NodeE2eTest {
                     k("-n", "node-e2e", "annotate", "pod", "server", "kubernetes.io/ingress-bandwidth-");
                     server[0].stop();
                 });
+    }
+
+    /**
+     * Keeps POD's limit until Prometheus holds two samples of its counters, which is what a rate, and so the
+     * dashboard's "Bandwidth-limited pods" panel, needs: a limit shorter than a scrape interval (30 s) would
+     * never be drawn.
+     */
+    private static void heldUntilScrapedTwice(String pod) {
+        String expr = "count_over_time(npm_bandwidth_bytes_total{job=\"npm-agent\", namespace=\"node-e2e\", pod=\"" + pod + "\"}[5m]) >= 2";
+        Await.until(Duration.ofSeconds(150), Duration.ofSeconds(5), expr, () -> {
+            try {
+                return !Monitoring.prometheus(config).query(expr).isEmpty();
+            } catch (java.io.IOException | RuntimeException e) {
+                return false;
+            }
+        });
     }
 
     /**

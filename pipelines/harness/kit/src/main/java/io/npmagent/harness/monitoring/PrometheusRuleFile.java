@@ -15,8 +15,8 @@ import org.yaml.snakeyaml.representer.Representer;
 /**
  * The Prometheus rule file a shipped PrometheusRule ({@code npm-agent/deploy/monitoring/prometheusrule.yaml})
  * stands for: its {@code spec}, which is a rule file's {@code groups:} as the Prometheus Operator hands it to
- * Prometheus. The one place the rules leave the manifest, for {@code promtool} and for the cluster's Prometheus,
- * so what they test and run is what an operator applies.
+ * Prometheus. The one place the rules leave the manifest, for {@code promtool} (AlertRulesTest), so what it tests
+ * is what an operator applies; the cluster's Prometheus gets them from the operator itself.
  */
 public final class PrometheusRuleFile {
     private PrometheusRuleFile() {}

@@ -28,7 +28,10 @@ final class BinaryImage {
 
     private BinaryImage() {}
 
-    /** The archive of {@code binary} as {@code /NAME} tagged {@code tag}, running {@code entrypoint}; built unless cached. */
+    /**
+     * The archive of {@code binary} at the path {@code entrypoint} runs (its first word: {@code /pause},
+     * {@code /bin/prometheus}) tagged {@code tag}; built unless cached.
+     */
     static Path archive(Cluster c, Path binary, String tag, List<String> entrypoint) throws IOException {
         return archive(c, binary, tag, entrypoint, List.of());
     }
@@ -63,7 +66,7 @@ final class BinaryImage {
                         "--customize-hook=rm -f \"$1/etc/resolv.conf\" \"$1/etc/hostname\"", "--skip=output/dev", SUITE, base.toString(), mirror(c)));
                 c.must("umoci", "raw", "add-layer", "--image", image, "--history.created", EPOCH, base.toString());
             }
-            c.must("umoci", "insert", "--image", image, "--history.created", EPOCH, rootfs.resolve(name).toString(), "/" + name);
+            c.must("umoci", "insert", "--image", image, "--history.created", EPOCH, rootfs.resolve(name).toString(), entrypoint.get(0));
             List<String> config = new ArrayList<>(List.of("umoci", "config", "--image", image, "--created", EPOCH, "--history.created", EPOCH));
             for (String e : entrypoint) {
                 config.addAll(List.of("--config.entrypoint", e));

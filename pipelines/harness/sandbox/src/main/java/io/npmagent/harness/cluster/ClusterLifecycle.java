@@ -33,7 +33,7 @@ public final class ClusterLifecycle {
         return up(config, nodes, network, backend, false);
     }
 
-    /** The same, with the cluster's {@link Monitoring} (Prometheus, Alertmanager, its receiver) before the agent when {@code monitoring}. */
+    /** The same, with the cluster's {@link Monitoring} (the Prometheus Operator and its Prometheus, Alertmanager, its receiver) before the agent when {@code monitoring}. */
     public static Cluster up(ClusterConfig config, int nodes, PodNetwork network, Optional<String> backend, boolean monitoring) throws Exception {
         requireRoot();
         Node first = Node.of(config, 0);
@@ -59,7 +59,7 @@ public final class ClusterLifecycle {
         Cluster.log("underlay in network namespace " + config.underlayNetns() + ", pod network " + network + ", state in " + config.state());
         List<Step> steps = new ArrayList<>(Step.create(network));
         if (monitoring) {
-            steps.add(new Step("monitoring (Prometheus, Alertmanager)", new Monitoring()));
+            steps.add(new Step("monitoring (the Prometheus Operator, its Prometheus, Alertmanager)", new Monitoring()));
         }
         for (Step step : steps) {
             Cluster.log(step.what() + "...");

@@ -5,8 +5,6 @@ import io.npmagent.harness.monitoring.AlertLog;
 import io.npmagent.harness.monitoring.AlertReceiverMain;
 import io.npmagent.harness.monitoring.AlertmanagerConfig;
 import io.npmagent.harness.monitoring.PrometheusApi;
-import io.npmagent.harness.monitoring.PrometheusConfig;
-import io.npmagent.harness.monitoring.PrometheusRuleFile;
 import io.npmagent.harness.process.Await;
 import java.io.IOException;
 import java.net.URI;
@@ -14,65 +12,107 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
+import java.util.regex.Pattern;
 
 /**
- * The cluster's monitoring ({@code pipelines/cluster up --monitoring}), the shipped {@code npm-agent/deploy/monitoring/}
- * run by upstream's Prometheus and Alertmanager (pipelines/kube-binaries prometheus alertmanager) as node processes of
- * the first node, on its loopback. The Prometheus Operator does not run here yet (the proxy serves one release of its
- * main module, v0.85.0, which builds), so the PodMonitor and PrometheusRule are translated as the operator would ({@link PrometheusConfig}): Prometheus finds
- * the agents' pods through the API server and scrapes every node's agent over the underlay. Alertmanager sends every
- * alert, and its resolution, to a webhook receiver on the same loopback ({@link AlertReceiverMain}), which records
- * them in {@code STATE/monitoring/alerts.jsonl} ({@link #alerts}). From the host: Prometheus at
- * 127.0.0.1:(NPM_AGENT_CLUSTER_PORT + 1), Alertmanager at 127.0.0.1:(NPM_AGENT_CLUSTER_PORT + 2).
+ * The cluster's monitoring ({@code pipelines/cluster up --monitoring}) as operators run it: the Prometheus Operator
+ * (pipelines/kube-binaries prometheus-operator, a node process of the first node with the admin's kubeconfig, its
+ * CRDs from the same module) and {@code npm-agent/deploy/monitoring/} applied as shipped, which the operator turns
+ * into Prometheus's scrape job and rule file. The Prometheus object ({@code pipelines/cluster-manifests/prometheus.yaml})
+ * selects every PodMonitor and PrometheusRule; its pod runs on the first node from images built here of the
+ * upstream binaries (Prometheus, the operator's config reloader). Prometheus finds the agents' pods through the
+ * API server and scrapes every node's agent from its pod's address. Alertmanager is a node process on the first
+ * node's address and sends every alert, and its resolution, to a webhook receiver on that node's loopback
+ * ({@link AlertReceiverMain}), which records them in {@code STATE/monitoring/alerts.jsonl} ({@link #alerts}).
+ * From the host: Prometheus at 127.0.0.1:(NPM_AGENT_CLUSTER_PORT + 1), Alertmanager at 127.0.0.1:(NPM_AGENT_CLUSTER_PORT + 2).
  */
 public final class Monitoring implements Step.ClusterAction {
     /** The shipped dashboard, relative to the checkout: what {@code pipelines/cluster dashboard} and node-e2e ask. */
     public static final String DASHBOARD = "npm-agent/deploy/grafana/dashboard.json";
+    static final String PROMETHEUS_IMAGE = "quay.io/prometheus/prometheus";
+    static final String RELOADER_IMAGE = "quay.io/prometheus-operator/prometheus-config-reloader";
+    static final String OPERATOR_MODULE = "github.com/prometheus-operator/prometheus-operator";
     static final int PROMETHEUS_PORT = 9090;
     static final int ALERTMANAGER_PORT = 9093;
     static final int RECEIVER_PORT = 9095;
-    private static final Duration READY = Duration.ofSeconds(90);
+    static final int OPERATOR_PORT = 9096;
+    /** The operator's StatefulSet pulls nothing (the images are imported), but Prometheus replays its WAL and waits for the reloader. */
+    private static final Duration READY = Duration.ofSeconds(180);
 
     @Override
     public void up(Cluster c) throws Exception {
-        Path prometheus = KubeBinaries.onRequest("prometheus");
         Path alertmanager = KubeBinaries.onRequest("alertmanager");
+        Path operator = KubeBinaries.onRequest("prometheus-operator");
         Path dir = dir(c.config());
         Files.createDirectories(dir);
-        Path deploy = c.checkout().resolve("npm-agent/deploy/monitoring");
-        Path rules = PrometheusRuleFile.write(deploy.resolve("prometheusrule.yaml"), dir.resolve("npm-agent-rules.yaml"));
-        Files.writeString(dir.resolve("prometheus.yml"), PrometheusConfig.of(podMonitor(deploy.resolve("podmonitor.yaml")),
-                c.config().controlPlaneDir().resolve("admin.kubeconfig").toString(), rules, Optional.of("127.0.0.1:" + ALERTMANAGER_PORT)));
-        Files.writeString(dir.resolve("alertmanager.yml"), AlertmanagerConfig.webhook("http://127.0.0.1:" + RECEIVER_PORT + "/alerts"));
-
         Node node = c.first();
+        String prometheusImage = image(c, node, KubeBinaries.onRequest("prometheus"), PROMETHEUS_IMAGE);
+        String reloaderImage = image(c, node, KubeBinaries.onRequest("prometheus-config-reloader"), RELOADER_IMAGE);
+
+        Files.writeString(dir.resolve("alertmanager.yml"), AlertmanagerConfig.webhook("http://127.0.0.1:" + RECEIVER_PORT + "/alerts"));
         String java = ProcessHandle.current().info().command().orElse("java");
         node.daemon("alert-receiver", c.log(node, "alert-receiver"), List.of(java, "-Xmx64m", "-cp", System.getProperty("java.class.path"),
                 AlertReceiverMain.class.getName(), Integer.toString(RECEIVER_PORT), alertLog(c.config()).toString())).start();
-        // --cluster.listen-address empty: one Alertmanager, no gossip port on every address.
+        // On the node's address, where the Prometheus pod reaches it; --cluster.listen-address empty: one Alertmanager, no gossip.
         node.daemon("alertmanager", c.log(node, "alertmanager"), List.of(alertmanager.toString(),
                 "--config.file=" + dir.resolve("alertmanager.yml"), "--storage.path=" + dir.resolve("alertmanager"),
-                "--web.listen-address=127.0.0.1:" + ALERTMANAGER_PORT, "--cluster.listen-address=")).start();
-        node.daemon("prometheus", c.log(node, "prometheus"), List.of(prometheus.toString(),
-                "--config.file=" + dir.resolve("prometheus.yml"), "--storage.tsdb.path=" + dir.resolve("prometheus"),
-                "--web.listen-address=127.0.0.1:" + PROMETHEUS_PORT)).start();
-        HostBridge.start(c, "prometheus", prometheusPort(c.config()), PROMETHEUS_PORT);
-        HostBridge.start(c, "alertmanager", alertmanagerPort(c.config()), ALERTMANAGER_PORT);
+                "--web.listen-address=" + node.ip() + ":" + ALERTMANAGER_PORT, "--cluster.listen-address=")).start();
+
+        // Server-side: the Prometheus CRD is larger than the annotation a client-side apply keeps.
+        c.kubectl("apply", "--server-side", "-f", crds(c).toString());
+        c.kubectl("wait", "--for=condition=Established", "--timeout=60s", "-f", crds(c).toString());
+        node.daemon("prometheus-operator", c.log(node, "prometheus-operator"), List.of(operator.toString(),
+                "--web.listen-address=127.0.0.1:" + OPERATOR_PORT, "--prometheus-config-reloader=" + reloaderImage))
+                .env("KUBECONFIG", c.config().controlPlaneDir().resolve("admin.kubeconfig").toString()).start();
+        c.kubectl("apply", "-f", c.checkout().resolve("npm-agent/deploy/monitoring").toString());
+        Files.writeString(manifest(c.config()), Files.readString(c.checkout().resolve("pipelines/cluster-manifests/prometheus.yaml"))
+                .replace("@PROMETHEUS_IMAGE@", prometheusImage)
+                .replace("@PROMETHEUS_VERSION@", prometheusImage.substring(prometheusImage.lastIndexOf(':') + 1))
+                .replace("@FIRST_NODE@", node.name())
+                .replace("@ALERTMANAGER@", node.ip()));
+        c.kubectl("apply", "-f", manifest(c.config()).toString());
+        c.awaitKubectl(READY, "the operator's Prometheus StatefulSet Ready (its log: " + c.log(node, "prometheus-operator") + ")",
+                "-n", "monitoring", "rollout", "status", "statefulset/prometheus-cluster", "--timeout=2s");
+
+        String serviceIp = c.kubectl("-n", "monitoring", "get", "service", "prometheus", "-o", "jsonpath={.spec.clusterIP}").strip();
+        HostBridge.start(c, "prometheus", prometheusPort(c.config()), serviceIp, PROMETHEUS_PORT);
+        HostBridge.start(c, "alertmanager", alertmanagerPort(c.config()), node.ip(), ALERTMANAGER_PORT);
         PrometheusApi api = prometheus(c.config());
-        Await.until(READY, "Prometheus ready at " + api.base(), api::ready, () -> "its log: " + c.log(node, "prometheus"));
-        c.awaitCommand(READY, "Alertmanager ready", node.inside(List.of("socat", "-u", "OPEN:/dev/null", "TCP:127.0.0.1:" + ALERTMANAGER_PORT)));
-        Cluster.log("Prometheus " + api.base() + ", Alertmanager http://127.0.0.1:" + alertmanagerPort(c.config())
+        Await.until(READY, "Prometheus ready at " + api.base(), api::ready, () -> "the operator's log: " + c.log(node, "prometheus-operator"));
+        c.awaitCommand(READY, "Alertmanager ready", node.inside(List.of("socat", "-u", "OPEN:/dev/null", "TCP:" + node.ip() + ":" + ALERTMANAGER_PORT)));
+        Cluster.log("Prometheus (the operator's) " + api.base() + ", Alertmanager http://127.0.0.1:" + alertmanagerPort(c.config())
                 + ", alerts received in " + alertLog(c.config()));
+    }
+
+    /** The address Prometheus scrapes from: its pod's. */
+    public static String prometheusPodIp(Cluster c) {
+        return c.kubectl("-n", "monitoring", "get", "pod", "prometheus-cluster-0", "-o", "jsonpath={.status.podIP}").strip();
+    }
+
+    /**
+     * An image of {@code binary} at {@code /bin/NAME} (where upstream's image has it, and not under the data directory
+     * the operator mounts at {@code /prometheus}) tagged with the version it reports, imported into {@code node}.
+     */
+    private static String image(Cluster c, Node node, Path binary, String repository) throws IOException {
+        String version = "v" + UpstreamImages.first(Pattern.compile("version ([0-9][0-9.]*)"),
+                c.must("sh", "-c", "\"$0\" --version 2>&1", binary.toString()).stdout(), binary + " --version");
+        Images.load(c, node, BinaryImage.archive(c, binary, version, List.of("/bin/" + binary.getFileName())), repository);
+        return repository + ":" + version;
+    }
+
+    /** The operator's CRDs as its pinned module publishes them ({@code example/prometheus-operator-crd/}). */
+    private static Path crds(Cluster c) throws IOException {
+        Path module = c.checkout().resolve("pipelines/upstream/prometheus-operator");
+        String version = UpstreamImages.first(Pattern.compile("(?m)^require\\s+" + Pattern.quote(OPERATOR_MODULE) + "\\s+(\\S+)"),
+                Files.readString(module.resolve("go.mod")), "pipelines/upstream/prometheus-operator/go.mod");
+        c.must("sh", "-c", "cd \"$0\" && go mod download " + OPERATOR_MODULE, module.toString());
+        String modcache = c.must("sh", "-c", "cd \"$0\" && go env GOMODCACHE", module.toString()).stdout().strip();
+        return Path.of(modcache, OPERATOR_MODULE + "@" + version, "example/prometheus-operator-crd");
     }
 
     /** Whether {@code up --monitoring} started it. */
     public static boolean on(ClusterConfig config) {
-        return Files.exists(dir(config).resolve("prometheus.yml"));
+        return Files.exists(manifest(config));
     }
 
     /** The cluster's Prometheus, from the host. */
@@ -89,6 +129,10 @@ public final class Monitoring implements Step.ClusterAction {
         return config.state().resolve("monitoring");
     }
 
+    static Path manifest(ClusterConfig config) {
+        return dir(config).resolve("prometheus.yaml");
+    }
+
     static Path alertLog(ClusterConfig config) {
         return dir(config).resolve("alerts.jsonl");
     }
@@ -99,10 +143,5 @@ public final class Monitoring implements Step.ClusterAction {
 
     static int alertmanagerPort(ClusterConfig config) {
         return config.hostPort() + 2;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> podMonitor(Path file) throws IOException {
-        return (Map<String, Object>) new Yaml(new SafeConstructor(new LoaderOptions())).load(Files.readString(file));
     }
 }

@@ -60,7 +60,7 @@ class ClusterStepsTest {
     @Test
     void theHostReachesTheApiServerThroughTheBridge() {
         assertThat(ControlPlaneStep.hostKubeconfig("server: https://127.0.0.1:6443\n", 16443)).isEqualTo("server: https://127.0.0.1:16443\n");
-        assertThat(HostBridge.argv(node, 16443, 6443)).containsExactly("socat", "TCP-LISTEN:16443,bind=127.0.0.1,fork,reuseaddr",
+        assertThat(HostBridge.argv(node, 16443, "127.0.0.1", 6443)).containsExactly("socat", "TCP-LISTEN:16443,bind=127.0.0.1,fork,reuseaddr",
                 "EXEC:nsenter --net=/run/netns/npm-agent-cluster socat STDIO TCP\\:127.0.0.1\\:6443");
     }
 
