@@ -3,50 +3,81 @@ package io.npmagent.dataplane.eval;
 import io.npmagent.dataplane.desired.CompiledRule;
 import io.npmagent.dataplane.desired.PeerSetKey;
 import io.npmagent.dataplane.desired.PortMatch;
+import io.npmagent.dataplane.model.ClusterNetworkPolicy;
 import io.npmagent.dataplane.model.ClusterState;
 import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.NetworkPolicy;
+import io.npmagent.dataplane.model.Node;
 import io.npmagent.dataplane.model.Pod;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.Protocol;
+import io.npmagent.dataplane.model.Tier;
 import io.npmagent.dataplane.policy.NormalizedPolicy;
 import io.npmagent.dataplane.policy.PolicyNormalizer;
+import io.npmagent.dataplane.tier.ClusterPeer;
+import io.npmagent.dataplane.tier.ClusterPolicyNormalizer;
+import io.npmagent.dataplane.tier.ClusterPort;
+import io.npmagent.dataplane.tier.ClusterRule;
+import io.npmagent.dataplane.tier.NormalizedClusterPolicy;
+import io.npmagent.dataplane.tier.RuleAction;
+import io.npmagent.dataplane.tier.TierOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * NetworkPolicy semantics written as plainly as possible: the reference every backend is tested
- * against. It looks at the whole cluster for every question and keeps no derived state, so it is slow
- * and obviously right. Defaulting and validation come from {@link PolicyNormalizer}; everything after
- * that (which pods a policy selects, which peers and ports a rule admits) is decided here, apart from
- * the compiler, so the two can check each other.
+ * NetworkPolicy and ClusterNetworkPolicy semantics written as plainly as possible: the reference every
+ * backend is tested against. It looks at the whole cluster for every question and keeps no derived
+ * state, so it is slow and obviously right. Defaulting and validation come from {@link PolicyNormalizer}
+ * and {@link ClusterPolicyNormalizer}; everything after that (which pods a policy selects, which peers and
+ * ports a rule admits) is decided here, apart from the compiler, so the two can check each other.
  *
- * <p>The rules, from the v1 API:
- * <ul>
- *   <li>A pod is isolated for a direction when a policy of its namespace selects it and isolates that
- *       direction; a connection is then allowed in that direction when any rule of any such policy
- *       admits it (the union). Egress is decided at the source, ingress at the destination; both must
- *       allow. Replies of an allowed connection are part of it and are not judged again.</li>
- *   <li>A rule admits a connection when one of its peers matches the other end and one of its ports
- *       matches the destination port and protocol; an absent list matches everything.</li>
- *   <li>Selector peers match pods (live, on the pod network) by labels; ipBlock peers match addresses,
- *       pods' included. Named ports resolve on the destination pod, for its protocol.</li>
- *   <li>Ends are identified by address: see {@link Endpoint}. Terminal and host-network pods are not
- *       pod endpoints: their traffic is judged by address only and no policy isolates them.</li>
- * </ul>
+ * <p>Each side of a connection is judged on its own: egress at the source pod, ingress at the
+ * destination pod, and both must allow. Replies of an allowed connection are part of it and are not
+ * judged again. A side walks the tiers in order, and the first final decision wins:
+ * <ol>
+ *   <li><b>Admin</b> (ClusterNetworkPolicy {@code tier: Admin}): the policies whose subject selects the
+ *       pod, in {@link TierOrder} (lower {@code priority} first; equal priorities by name, since the API
+ *       leaves that order undefined and a verdict must not depend on chance), each one's rules for the
+ *       direction in the order written. The first rule that matches decides: {@code Accept} allows,
+ *       {@code Deny} drops, {@code Pass} skips the rest of the tier and goes on to NetworkPolicy.</li>
+ *   <li><b>NetworkPolicy</b> (networking.k8s.io/v1): when a policy of the pod's namespace selects it and
+ *       isolates the direction, the connection is allowed when any rule of any such policy admits it (the
+ *       union), else dropped. Either way that is final: Baseline only sees pods NetworkPolicy leaves
+ *       alone.</li>
+ *   <li><b>Baseline</b> ({@code tier: Baseline}): as Admin; a {@code Pass} here goes on to the default.</li>
+ *   <li>The default: allow.</li>
+ * </ol>
+ * A ClusterNetworkPolicy rule matches when a peer matches the other end and a protocol entry matches the
+ * destination port ({@code protocols} absent: every one). {@code namespaces} and {@code pods} peers match
+ * pods (live, on the pod network) by labels; {@code networks} match addresses, pods' included;
+ * {@code nodes} match the addresses of the matching Node objects. A NetworkPolicy rule admits when a peer
+ * matches and a port matches; selector peers match pods by labels, ipBlocks by address. Named ports (in
+ * either API) resolve on the destination pod, for the connection's protocol.
+ *
+ * <p>Ends are identified by address: see {@link Endpoint}. Terminal and host-network pods are not pod
+ * endpoints: their traffic is judged by address only, no policy selects them as its subject, and no
+ * selector peer matches them.
  */
 public final class ReferenceEvaluator {
     private final ClusterState cluster;
     private final List<NormalizedPolicy> policies = new ArrayList<>();
+    private final List<NormalizedClusterPolicy> admin;
+    private final List<NormalizedClusterPolicy> baseline;
 
     public ReferenceEvaluator(ClusterState cluster) {
         this.cluster = cluster;
         for (NetworkPolicy p : cluster.policies().values()) {
             policies.add(PolicyNormalizer.normalize(p));
         }
+        List<NormalizedClusterPolicy> clusterPolicies = new ArrayList<>();
+        for (ClusterNetworkPolicy p : cluster.clusterPolicies().values()) {
+            clusterPolicies.add(ClusterPolicyNormalizer.normalize(p));
+        }
+        admin = TierOrder.inTier(Tier.ADMIN, clusterPolicies);
+        baseline = TierOrder.inTier(Tier.BASELINE, clusterPolicies);
     }
 
     public Verdict allowed(Endpoint source, Endpoint destination, int port, Protocol protocol) {
@@ -96,13 +127,110 @@ public final class ReferenceEvaluator {
         return Optional.empty();
     }
 
+    /**
+     * One side, the tiers walked in order.
+     *
+     * @param target      the pod whose policies decide this side (null: not a pod endpoint)
+     * @param peer        the pod at the other end, or null
+     * @param peerIp      the other end's address
+     * @param destination the pod the connection is to (for named ports), or null
+     */
     private Verdict.Side side(
             Direction direction, Pod target, Pod peer, IpAddress peerIp, Pod destination, int port, Protocol protocol) {
         List<PolicyKey> isolatedBy = new ArrayList<>();
         List<RuleRef> allowedBy = new ArrayList<>();
+        List<ClusterRuleRef> passedBy = new ArrayList<>();
         if (target == null) {
-            return new Verdict.Side(direction, null, isolatedBy, allowedBy);
+            return new Verdict.Side(direction, null, isolatedBy, allowedBy, passedBy, new Decision.ByDefault());
         }
+        networkPolicies(direction, target, peer, peerIp, destination, port, protocol, isolatedBy, allowedBy);
+        Decision decision = clusterTier(admin, direction, target, peer, peerIp, destination, port, protocol, passedBy);
+        if (decision == null && !isolatedBy.isEmpty()) {
+            decision = new Decision.ByNetworkPolicy(!allowedBy.isEmpty());
+        }
+        if (decision == null) {
+            decision = clusterTier(baseline, direction, target, peer, peerIp, destination, port, protocol, passedBy);
+        }
+        if (decision == null) {
+            decision = new Decision.ByDefault();
+        }
+        return new Verdict.Side(direction, target.key(), isolatedBy, allowedBy, passedBy, decision);
+    }
+
+    /**
+     * One ClusterNetworkPolicy tier: the first Accept or Deny decides; null when the tier does not decide,
+     * because no rule matches or a Pass rule did (which is then added to {@code passedBy}).
+     */
+    private Decision clusterTier(
+            List<NormalizedClusterPolicy> tier, Direction direction, Pod target, Pod peer, IpAddress peerIp,
+            Pod destination, int port, Protocol protocol, List<ClusterRuleRef> passedBy) {
+        for (NormalizedClusterPolicy policy : tier) {
+            if (!policy.subject().selects(target, cluster.namespace(target.namespace()))) {
+                continue;
+            }
+            for (ClusterRule rule : policy.rules(direction)) {
+                if (!clusterPeerMatches(rule, peer, peerIp) || !clusterPortMatches(rule, destination, port, protocol)) {
+                    continue;
+                }
+                ClusterRuleRef ref = new ClusterRuleRef(policy.tier(), policy.name(), direction, rule.index(), rule.name());
+                if (rule.action() == RuleAction.PASS) {
+                    passedBy.add(ref);
+                    return null;
+                }
+                return new Decision.ByClusterRule(ref, rule.action(), rule.failedClosed());
+            }
+        }
+        return null;
+    }
+
+    private boolean clusterPeerMatches(ClusterRule rule, Pod peer, IpAddress peerIp) {
+        if (rule.anyPeer()) {
+            return true;
+        }
+        for (ClusterPeer p : rule.peers()) {
+            if (p instanceof ClusterPeer.Pods pods) {
+                if (peer != null
+                        && pods.namespaceSelector().matches(cluster.namespace(peer.namespace()).labels())
+                        && pods.podSelector().matches(peer.labels())) {
+                    return true;
+                }
+            } else if (p instanceof ClusterPeer.Network network) {
+                if (network.cidr().contains(peerIp)) {
+                    return true;
+                }
+            } else if (p instanceof ClusterPeer.Nodes nodes) {
+                for (Node node : cluster.nodes().values()) {
+                    if (nodes.nodeSelector().matches(node.labels()) && node.addresses().contains(peerIp)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean clusterPortMatches(ClusterRule rule, Pod destination, int port, Protocol protocol) {
+        if (rule.anyPort()) {
+            return true;
+        }
+        for (ClusterPort p : rule.ports()) {
+            if (p instanceof ClusterPort.Range r) {
+                if (r.protocol() == protocol && port >= r.first() && port <= r.last()) {
+                    return true;
+                }
+            } else if (p instanceof ClusterPort.Named n && destination != null) {
+                if (destination.namedPort(n.name(), protocol).filter(number -> number == port).isPresent()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The NetworkPolicies that isolate {@code target} for the direction, and their rules that admit the connection. */
+    private void networkPolicies(
+            Direction direction, Pod target, Pod peer, IpAddress peerIp, Pod destination, int port, Protocol protocol,
+            List<PolicyKey> isolatedBy, List<RuleRef> allowedBy) {
         for (NormalizedPolicy policy : policies) {
             if (!policy.namespace().equals(target.namespace())
                     || !policy.compiled().isolates(direction)
@@ -116,7 +244,6 @@ public final class ReferenceEvaluator {
                 }
             }
         }
-        return new Verdict.Side(direction, target.key(), isolatedBy, allowedBy);
     }
 
     private boolean peerMatches(CompiledRule rule, Pod peer, IpAddress peerIp) {
