@@ -32,6 +32,7 @@ import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.Protocol;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -44,7 +45,8 @@ class ReferenceEvaluatorTest {
     static final PodKey HOST = PodKey.parse("x/host");
     static final PodKey NEW = PodKey.parse("x/new");
 
-    private static final List<ClusterEvent> MODEL = List.of(
+    /** Two namespaces, four pods on the pod network and one in the host's (TierEvaluationTest builds on it too). */
+    static final List<ClusterEvent> TWO_NAMESPACES = List.of(
             new ClusterEvent.NamespaceUpserted(new Namespace("x", labels("team", "a"))),
             new ClusterEvent.NamespaceUpserted(new Namespace("y", labels("team", "b"))),
             new ClusterEvent.PodUpserted(Pod.builder("x", "a").labels(labels("pod", "a"))
@@ -56,9 +58,10 @@ class ReferenceEvaluatorTest {
             new ClusterEvent.PodUpserted(Pod.builder("y", "c").labels(labels("pod", "c", "role", "client"))
                     .ip("10.2.0.3").build()),
             new ClusterEvent.PodUpserted(Pod.builder("x", "host").labels(labels("pod", "a"))
-                    .hostNetwork(true).ip("192.168.0.10").port("http", 80, Protocol.TCP).build()),
-            new ClusterEvent.PodUpserted(Pod.builder("x", "new").labels(labels("pod", "a"))
-                    .phase(PodPhase.PENDING).build()));
+                    .hostNetwork(true).ip("192.168.0.10").port("http", 80, Protocol.TCP).build()));
+
+    private static final List<ClusterEvent> MODEL = Stream.concat(TWO_NAMESPACES.stream(), Stream.of(
+            new ClusterEvent.PodUpserted(Pod.builder("x", "new").labels(labels("pod", "a")).phase(PodPhase.PENDING).build()))).toList();
 
     private static ReferenceEvaluator with(NetworkPolicy... policies) {
         List<ClusterEvent> events = new ArrayList<>(MODEL);

@@ -47,6 +47,7 @@ import io.npmagent.dataplane.tier.RuleAction;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -67,23 +68,12 @@ class TierEvaluationTest {
     static final Endpoint HOST_V4 = Endpoint.pod(HOST, IpAddress.parse("192.168.0.10"));
     static final Endpoint CONTROL_PLANE = Endpoint.external("192.168.0.11");
 
-    private static final List<ClusterEvent> MODEL = List.of(
-            new ClusterEvent.NamespaceUpserted(new Namespace("x", labels("team", "a"))),
-            new ClusterEvent.NamespaceUpserted(new Namespace("y", labels("team", "b"))),
-            new ClusterEvent.PodUpserted(Pod.builder("x", "a").labels(labels("pod", "a"))
-                    .ip("10.1.0.1").ip("fd00::1:1").port("http", 80, Protocol.TCP).port("dns", 53, Protocol.UDP).build()),
-            new ClusterEvent.PodUpserted(Pod.builder("x", "b").labels(labels("pod", "b"))
-                    .ip("10.1.0.2").ip("fd00::1:2").port("http", 8080, Protocol.TCP).build()),
-            new ClusterEvent.PodUpserted(Pod.builder("y", "a").labels(labels("pod", "a"))
-                    .ip("10.2.0.1").ip("fd00::2:1").port("http", 80, Protocol.TCP).build()),
-            new ClusterEvent.PodUpserted(Pod.builder("y", "c").labels(labels("pod", "c", "role", "client"))
-                    .ip("10.2.0.3").build()),
-            new ClusterEvent.PodUpserted(Pod.builder("x", "host").labels(labels("pod", "a"))
-                    .hostNetwork(true).ip("192.168.0.10").port("http", 80, Protocol.TCP).build()),
+    /** ReferenceEvaluatorTest's two namespaces and their pods, and two Nodes (one holds the host-network pod's address). */
+    private static final List<ClusterEvent> MODEL = Stream.concat(ReferenceEvaluatorTest.TWO_NAMESPACES.stream(), Stream.of(
             new ClusterEvent.NodeUpserted(new Node("node-1", labels("role", "worker"),
                     List.of(IpAddress.parse("192.168.0.10"), IpAddress.parse("fd00::ff:1")))),
             new ClusterEvent.NodeUpserted(new Node("node-2", labels("role", "control-plane"),
-                    List.of(IpAddress.parse("192.168.0.11")))));
+                    List.of(IpAddress.parse("192.168.0.11")))))).toList();
 
     /** The model with these NetworkPolicies and ClusterNetworkPolicies. */
     private static ReferenceEvaluator with(Object... policies) {
