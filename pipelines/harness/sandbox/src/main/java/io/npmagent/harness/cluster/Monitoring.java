@@ -59,8 +59,9 @@ public final class Monitoring implements Step.ClusterAction {
                 "--web.listen-address=" + node.ip() + ":" + ALERTMANAGER_PORT, "--cluster.listen-address=")).start();
 
         // Server-side: the Prometheus CRD is larger than the annotation a client-side apply keeps.
-        c.kubectl("apply", "--server-side", "-f", crds(c).toString());
-        c.kubectl("wait", "--for=condition=Established", "--timeout=60s", "-f", crds(c).toString());
+        Path crds = crds(c);
+        c.kubectl("apply", "--server-side", "-f", crds.toString());
+        c.kubectl("wait", "--for=condition=Established", "--timeout=60s", "-f", crds.toString());
         node.daemon("prometheus-operator", c.log(node, "prometheus-operator"), List.of(operator.toString(),
                 "--web.listen-address=127.0.0.1:" + OPERATOR_PORT, "--prometheus-config-reloader=" + reloaderImage))
                 .env("KUBECONFIG", c.config().controlPlaneDir().resolve("admin.kubeconfig").toString()).start();
@@ -103,8 +104,7 @@ public final class Monitoring implements Step.ClusterAction {
     /** The operator's CRDs as its pinned module publishes them ({@code example/prometheus-operator-crd/}). */
     private static Path crds(Cluster c) throws IOException {
         Path module = c.checkout().resolve("pipelines/upstream/prometheus-operator");
-        String version = UpstreamImages.first(Pattern.compile("(?m)^require\\s+" + Pattern.quote(OPERATOR_MODULE) + "\\s+(\\S+)"),
-                Files.readString(module.resolve("go.mod")), "pipelines/upstream/prometheus-operator/go.mod");
+        String version = UpstreamImages.required(Files.readString(module.resolve("go.mod")), OPERATOR_MODULE);
         c.must("sh", "-c", "cd \"$0\" && go mod download " + OPERATOR_MODULE, module.toString());
         String modcache = c.must("sh", "-c", "cd \"$0\" && go env GOMODCACHE", module.toString()).stdout().strip();
         return Path.of(modcache, OPERATOR_MODULE + "@" + version, "example/prometheus-operator-crd");

@@ -75,7 +75,7 @@ class ClusterStepsTest {
 
     @Test
     void versionsAndHierarchiesAreReadFromWhatUpstreamAndTheKernelWrite() {
-        assertThat(UpstreamImages.kubernetesVersion("module x\n\nrequire k8s.io/kubernetes v1.34.4\n\nrequire (\n)\n")).isEqualTo("v1.34.4");
+        assertThat(UpstreamImages.required("module x\n\nrequire k8s.io/kubernetes v1.34.4\n\nrequire (\n)\n", "k8s.io/kubernetes")).isEqualTo("v1.34.4");
         assertThat(NodeCgroups.v1Hierarchies("cgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\ncgroup2 /sys/fs/cgroup/unified cgroup2 rw 0 0\n"))
                 .containsExactly(Path.of("/sys/fs/cgroup/cpu"));
     }
