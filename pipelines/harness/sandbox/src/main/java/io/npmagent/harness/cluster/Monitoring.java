@@ -32,6 +32,8 @@ public final class Monitoring implements Step.ClusterAction {
     static final String PROMETHEUS_IMAGE = "quay.io/prometheus/prometheus";
     static final String RELOADER_IMAGE = "quay.io/prometheus-operator/prometheus-config-reloader";
     static final String OPERATOR_MODULE = "github.com/prometheus-operator/prometheus-operator";
+    /** What the operator names the StatefulSet of the Prometheus object {@code monitoring/cluster} (cluster-manifests/prometheus.yaml). */
+    static final String STATEFULSET = "prometheus-cluster";
     static final int PROMETHEUS_PORT = 9090;
     static final int ALERTMANAGER_PORT = 9093;
     static final int RECEIVER_PORT = 9095;
@@ -73,7 +75,7 @@ public final class Monitoring implements Step.ClusterAction {
                 .replace("@ALERTMANAGER@", node.ip()));
         c.kubectl("apply", "-f", manifest(c.config()).toString());
         c.awaitKubectl(READY, "the operator's Prometheus StatefulSet Ready (its log: " + c.log(node, "prometheus-operator") + ")",
-                "-n", "monitoring", "rollout", "status", "statefulset/prometheus-cluster", "--timeout=2s");
+                "-n", "monitoring", "rollout", "status", "statefulset/" + STATEFULSET, "--timeout=2s");
 
         String serviceIp = c.kubectl("-n", "monitoring", "get", "service", "prometheus", "-o", "jsonpath={.spec.clusterIP}").strip();
         HostBridge.start(c, "prometheus", prometheusPort(c.config()), serviceIp, PROMETHEUS_PORT);
@@ -85,9 +87,9 @@ public final class Monitoring implements Step.ClusterAction {
                 + ", alerts received in " + alertLog(c.config()));
     }
 
-    /** The address Prometheus scrapes from: its pod's. */
+    /** The address Prometheus scrapes from: its pod's (the StatefulSet's one replica). */
     public static String prometheusPodIp(Cluster c) {
-        return c.kubectl("-n", "monitoring", "get", "pod", "prometheus-cluster-0", "-o", "jsonpath={.status.podIP}").strip();
+        return c.kubectl("-n", "monitoring", "get", "pod", STATEFULSET + "-0", "-o", "jsonpath={.status.podIP}").strip();
     }
 
     /**
