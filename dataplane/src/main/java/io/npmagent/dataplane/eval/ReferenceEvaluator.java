@@ -144,12 +144,12 @@ public final class ReferenceEvaluator {
             return new Verdict.Side(direction, null, isolatedBy, allowedBy, passedBy, new Decision.ByDefault());
         }
         networkPolicies(direction, target, peer, peerIp, destination, port, protocol, isolatedBy, allowedBy);
-        Decision decision = clusterTier(admin, direction, target, peer, peerIp, destination, port, protocol, passedBy);
+        Decision decision = clusterTier(Tier.ADMIN, admin, direction, target, peer, peerIp, destination, port, protocol, passedBy);
         if (decision == null && !isolatedBy.isEmpty()) {
             decision = new Decision.ByNetworkPolicy(!allowedBy.isEmpty());
         }
         if (decision == null) {
-            decision = clusterTier(baseline, direction, target, peer, peerIp, destination, port, protocol, passedBy);
+            decision = clusterTier(Tier.BASELINE, baseline, direction, target, peer, peerIp, destination, port, protocol, passedBy);
         }
         if (decision == null) {
             decision = new Decision.ByDefault();
@@ -162,9 +162,9 @@ public final class ReferenceEvaluator {
      * because no rule matches or a Pass rule did (which is then added to {@code passedBy}).
      */
     private Decision clusterTier(
-            List<NormalizedClusterPolicy> tier, Direction direction, Pod target, Pod peer, IpAddress peerIp,
+            Tier tier, List<NormalizedClusterPolicy> policies, Direction direction, Pod target, Pod peer, IpAddress peerIp,
             Pod destination, int port, Protocol protocol, List<ClusterRuleRef> passedBy) {
-        for (NormalizedClusterPolicy policy : tier) {
+        for (NormalizedClusterPolicy policy : policies) {
             if (!policy.subject().selects(target, cluster.namespace(target.namespace()))) {
                 continue;
             }
@@ -172,7 +172,7 @@ public final class ReferenceEvaluator {
                 if (!clusterPeerMatches(rule, peer, peerIp) || !clusterPortMatches(rule, destination, port, protocol)) {
                     continue;
                 }
-                ClusterRuleRef ref = new ClusterRuleRef(policy.tier(), policy.name(), direction, rule.index(), rule.name());
+                ClusterRuleRef ref = new ClusterRuleRef(tier, policy.name(), direction, rule.index(), rule.name());
                 if (rule.action() == RuleAction.PASS) {
                     passedBy.add(ref);
                     return null;

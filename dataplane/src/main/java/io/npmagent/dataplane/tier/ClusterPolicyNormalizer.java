@@ -9,7 +9,9 @@ import io.npmagent.dataplane.model.ObjectRef;
 import io.npmagent.dataplane.model.Selector;
 import io.npmagent.dataplane.model.Tier;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Turns a ClusterNetworkPolicy as written into its effective form: the one place where its validation
@@ -46,8 +48,9 @@ import java.util.List;
  * An error in the policy itself ({@code tier}, {@code priority}, {@code subject}, too many rules) leaves
  * no safe reading of where, or to whom, the rules apply, so the policy is enforced <em>deny-only</em>:
  * its Accept rules match nothing and its Pass rules deny what they match (a Pass could skip a Deny of a
- * policy after it), its Deny rules stand; an unreadable tier is read as Admin (where a Deny decides
- * soonest), an unreadable priority as 0 (first), and an unreadable subject as every pod it could have
+ * policy after it), its Deny rules stand; a policy whose tier cannot be read is enforced in both tiers (in Admin
+ * alone, an Admin Pass before it would skip its Denies, which as the Baseline policy it may have meant
+ * would still deny), an unreadable priority as 0 (first), and an unreadable subject as every pod it could have
  * meant (an invalid selector in it matches everything; a subject without exactly one field, every pod).
  * Read either way, a policy never allows a connection that the policy, read any valid way, would not:
  * the evaluator's property tests check exactly that.
@@ -67,7 +70,7 @@ public final class ClusterPolicyNormalizer {
 
     public static NormalizedClusterPolicy normalize(ClusterNetworkPolicy policy) {
         FieldErrors errors = new FieldErrors(ObjectRef.clusterNetworkPolicy(policy.name()));
-        Tier tier = tier(policy.tier(), errors);
+        Set<Tier> tiers = tiers(policy.tier(), errors);
         int priority = priority(policy.priority(), errors);
         ClusterSubject subject = subject(policy.subject(), errors);
         ruleCount(policy.ingress(), "spec.ingress", errors);
@@ -75,17 +78,17 @@ public final class ClusterPolicyNormalizer {
         boolean denyOnly = errors.count() > 0;
         List<ClusterRule> ingress = rules(policy.ingress(), Direction.INGRESS, denyOnly, errors);
         List<ClusterRule> egress = rules(policy.egress(), Direction.EGRESS, denyOnly, errors);
-        return new NormalizedClusterPolicy(policy.name(), tier, priority, subject, ingress, egress, errors.list());
+        return new NormalizedClusterPolicy(policy.name(), tiers, priority, subject, ingress, egress, errors.list());
     }
 
-    private static Tier tier(String text, FieldErrors errors) {
+    private static Set<Tier> tiers(String text, FieldErrors errors) {
         Tier tier = Tier.parseClusterTier(text);
         if (tier == null) {
             errors.add("spec.tier", (text == null ? "required" : "unsupported value " + ApiSyntax.quote(text) + " (Admin or Baseline)")
-                    + DENY_ONLY + ", in the Admin tier");
-            return Tier.ADMIN;
+                    + DENY_ONLY + ", in both tiers");
+            return EnumSet.of(Tier.ADMIN, Tier.BASELINE);
         }
-        return tier;
+        return EnumSet.of(tier);
     }
 
     private static int priority(Integer priority, FieldErrors errors) {

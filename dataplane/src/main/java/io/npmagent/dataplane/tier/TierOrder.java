@@ -24,6 +24,6 @@ public final class TierOrder {
 
     /** The policies of {@code tier} among {@code policies}, in the order they are tried. */
     public static List<NormalizedClusterPolicy> inTier(Tier tier, Collection<NormalizedClusterPolicy> policies) {
-        return policies.stream().filter(p -> p.tier() == tier).sorted(PRECEDENCE).toList();
+        return policies.stream().filter(p -> p.inTier(tier)).sorted(PRECEDENCE).toList();
     }
 }

@@ -542,7 +542,7 @@ class TierEvaluationTest {
         }
 
         @Test
-        void aPolicyInAnUnknownTierOnlyDeniesFromTheAdminTier() {
+        void aPolicyInAnUnknownTierOnlyDeniesAndFromTheAdminTierFirst() {
             ReferenceEvaluator e = with(npAllowFromY(),
                     cnp("typo").tier("admin").priority(10).subject(namespaceX()).ingress(
                             accept(from(inNamespaces(match("role", "none")))),
@@ -555,6 +555,24 @@ class TierEvaluationTest {
             assertThat(fromX.allowed()).as("the Pass became a Deny").isFalse();
             assertThat(fromX.ingress().decision())
                     .isEqualTo(new Decision.ByClusterRule(ref(Tier.ADMIN, "typo", Direction.INGRESS, 2), RuleAction.DENY, true));
+        }
+
+        /**
+         * Found by the property test: read as Admin alone, an Admin Pass tried before it skipped its Deny, which
+         * as the Baseline policy it may have meant would still have denied. So it is enforced in both tiers.
+         */
+        @Test
+        void aPolicyInAnUnknownTierAlsoDeniesFromTheBaselineTierAfterAnAdminPass() {
+            ReferenceEvaluator e = with(
+                    admin("delegate", 1).subject(namespaceX()).ingress(pass(from(inNamespaces(match())))).build(),
+                    cnp("typo").tier("baseline").priority(10).subject(namespaceX()).ingress(
+                            deny(from(inNamespaces(match("team", "b"))))).build());
+            Verdict fromY = tcp80(e, YA, XA);
+            assertThat(fromY.allowed()).isFalse();
+            assertThat(fromY.ingress().passedBy()).containsExactly(ref(Tier.ADMIN, "delegate", Direction.INGRESS, 0));
+            assertThat(fromY.ingress().decision())
+                    .isEqualTo(new Decision.ByClusterRule(ref(Tier.BASELINE, "typo", Direction.INGRESS, 0), RuleAction.DENY, false));
+            assertThat(tcp80(e, XB, XA).allowed()).as("what no Deny of it matches is passed and allowed").isTrue();
         }
 
         @Test

@@ -251,7 +251,7 @@ class ClusterPolicyNormalizerTest {
             NormalizedClusterPolicy n = ClusterPolicyNormalizer.normalize(p);
             assertThat(n.errors()).isEmpty();
             assertThat(n.name()).isEqualTo("web");
-            assertThat(n.tier()).isEqualTo(Tier.BASELINE);
+            assertThat(n.tiers()).containsExactly(Tier.BASELINE);
             assertThat(n.priority()).isEqualTo(1000);
             assertThat(n.subject()).isEqualTo(new ClusterSubject(selector(match("team", "a")), selector(match("app", "web"))));
             assertThat(n.ingress()).containsExactly(new ClusterRule(0, "from-b", RuleAction.ACCEPT, false,
@@ -350,7 +350,7 @@ class ClusterPolicyNormalizerTest {
                             pass(from(unknownPeer())))
                     .build();
             NormalizedClusterPolicy n = ClusterPolicyNormalizer.normalize(p);
-            assertThat(n.tier()).isEqualTo(Tier.ADMIN);
+            assertThat(n.tiers()).containsExactly(Tier.ADMIN, Tier.BASELINE);
             assertThat(n.priority()).isZero();
             Selector teamB = selector(match("team", "b"));
             assertThat(n.ingress()).containsExactly(
@@ -361,7 +361,7 @@ class ClusterPolicyNormalizerTest {
                     ClusterRule.denyEverything(3, null));
             assertThat(n.errors()).extracting(ValidationError::field).contains("spec.tier", "spec.priority");
             assertThat(n.errors()).filteredOn(e -> e.field().equals("spec.tier")).singleElement()
-                    .satisfies(e -> assertThat(e.reason()).contains("only denies").contains("Admin tier"));
+                    .satisfies(e -> assertThat(e.reason()).contains("only denies").contains("in both tiers"));
         }
 
         @Test
