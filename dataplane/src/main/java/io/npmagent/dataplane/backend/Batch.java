@@ -1,6 +1,7 @@
 package io.npmagent.dataplane.backend;
 
 import io.npmagent.dataplane.desired.Change;
+import io.npmagent.dataplane.desired.CompiledClusterPolicy;
 import io.npmagent.dataplane.desired.CompiledPolicy;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.desired.Identity;
@@ -24,9 +25,10 @@ import java.util.TreeMap;
  * <p><b>Order.</b> {@link #units()} is the one place that decides the order of a batch's parts when
  * they must be applied one by one (after the whole batch failed): things that appear or change go
  * first, dependencies before dependents (addresses and identities, then peer sets with their
- * members, then pods, then policies); things that disappear go last (pods, then policies, then sets,
- * then addresses). So at every step no rule names a missing set. A pod may name a policy not held
- * yet: every backend isolates it without that policy's allows until the policy lands (fail closed),
+ * members, then pods, then NetworkPolicies, then ClusterNetworkPolicies); things that disappear go
+ * last (pods, then NetworkPolicies, then ClusterNetworkPolicies, then sets, then addresses). So at every step no rule names a missing set. A pod may name a policy not held
+ * yet: every backend isolates it without that policy's allows until the policy lands (fail closed;
+ * a ClusterNetworkPolicy not held denies whatever reaches its place in the tier),
  * and a policy's own refusal is reported as the policy's, not as the pod's that reaches it (the
  * netfilter backends write a policy's chain only once a local pod jumps to it).
  */
@@ -36,17 +38,17 @@ public record Batch(DesiredDelta delta) {
         return delta.isEmpty();
     }
 
-    /** NetworkPolicy changes in this batch (what {@code MaxPendingNetPols} counts). */
+    /** NetworkPolicy and ClusterNetworkPolicy changes in this batch (what {@code MaxPendingNetPols} counts). */
     public int policyChanges() {
-        return delta.policies().size();
+        return delta.policies().size() + delta.clusterPolicies().size();
     }
 
     /** The part of a batch a failure can be isolated to, and the object it is about. */
     public sealed interface UnitKey {
         /** Every {@link #kind()}, in the order metrics list them. */
-        List<String> KINDS = List.of("addresses", "peerset", "policy", "pod");
+        List<String> KINDS = List.of("addresses", "peerset", "policy", "clusterpolicy", "pod");
 
-        /** For metrics: addresses, peerset, policy, pod. */
+        /** For metrics: addresses, peerset, policy, clusterpolicy, pod. */
         String kind();
 
         /** Identities and the address table (one part: they are rarely rejected on their own). */
@@ -86,6 +88,18 @@ public record Batch(DesiredDelta delta) {
             }
         }
 
+        record ClusterPolicy(String name) implements UnitKey {
+            @Override
+            public String kind() {
+                return "clusterpolicy";
+            }
+
+            @Override
+            public String toString() {
+                return "ClusterNetworkPolicy " + name;
+            }
+        }
+
         record Pod(PodKey pod) implements UnitKey {
             @Override
             public String kind() {
@@ -117,6 +131,7 @@ public record Batch(DesiredDelta delta) {
             (setGoes ? removals : adds).set(m.set()).members.put(m, present);
         });
         delta.policies().forEach((k, c) -> (c.isRemoval() ? removals : adds).policy(k).policies.put(k, c));
+        delta.clusterPolicies().forEach((k, c) -> (c.isRemoval() ? removals : adds).clusterPolicy(k).clusterPolicies.put(k, c));
         delta.pods().forEach((k, c) -> (c.isRemoval() ? removals : adds).pod(k).pods.put(k, c));
 
         List<Unit> units = new ArrayList<>();
@@ -124,8 +139,10 @@ public record Batch(DesiredDelta delta) {
         adds.sets.forEach((k, p) -> units.add(p.unit(new UnitKey.PeerSet(k), false)));
         adds.pods.forEach((k, p) -> units.add(p.unit(new UnitKey.Pod(k), false)));
         adds.policies.forEach((k, p) -> units.add(p.unit(new UnitKey.Policy(k), false)));
+        adds.clusterPolicies.forEach((k, p) -> units.add(p.unit(new UnitKey.ClusterPolicy(k), false)));
         removals.pods.forEach((k, p) -> units.add(p.unit(new UnitKey.Pod(k), true)));
         removals.policies.forEach((k, p) -> units.add(p.unit(new UnitKey.Policy(k), true)));
+        removals.clusterPolicies.forEach((k, p) -> units.add(p.unit(new UnitKey.ClusterPolicy(k), true)));
         removals.sets.forEach((k, p) -> units.add(p.unit(new UnitKey.PeerSet(k), true)));
         removals.addressesUnit(true).ifPresent(units::add);
         return units;
@@ -136,7 +153,12 @@ public record Batch(DesiredDelta delta) {
         final Part addresses = new Part();
         final TreeMap<PeerSetKey, Part> sets = new TreeMap<>();
         final TreeMap<PolicyKey, Part> policies = new TreeMap<>();
+        final TreeMap<String, Part> clusterPolicies = new TreeMap<>();
         final TreeMap<PodKey, Part> pods = new TreeMap<>();
+
+        Part clusterPolicy(String k) {
+            return clusterPolicies.computeIfAbsent(k, x -> new Part());
+        }
 
         Part set(PeerSetKey k) {
             return sets.computeIfAbsent(k, x -> new Part());
@@ -163,10 +185,12 @@ public record Batch(DesiredDelta delta) {
         final Map<PeerSetKey, Boolean> peerSets = new HashMap<>();
         final Map<Membership, Boolean> members = new HashMap<>();
         final Map<PolicyKey, Change<CompiledPolicy>> policies = new HashMap<>();
+        final Map<String, Change<CompiledClusterPolicy>> clusterPolicies = new HashMap<>();
         final Map<PodKey, Change<LocalPod>> pods = new HashMap<>();
 
         Unit unit(UnitKey key, boolean removal) {
-            return new Unit(key, removal, new Batch(new DesiredDelta(identities, addresses, peerSets, members, policies, pods)));
+            return new Unit(key, removal,
+                    new Batch(new DesiredDelta(identities, addresses, peerSets, members, policies, clusterPolicies, pods)));
         }
     }
 }

@@ -2,6 +2,7 @@ package io.npmagent.dataplane.batch;
 
 import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.desired.Change;
+import io.npmagent.dataplane.desired.CompiledClusterPolicy;
 import io.npmagent.dataplane.desired.CompiledPolicy;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.desired.Identity;
@@ -37,6 +38,7 @@ final class PendingChanges {
     private final Map<PeerSetKey, Boolean> peerSets = new HashMap<>();
     private final Map<Membership, Boolean> members = new HashMap<>();
     private final Map<PolicyKey, Change<CompiledPolicy>> policies = new HashMap<>();
+    private final Map<String, Change<CompiledClusterPolicy>> clusterPolicies = new HashMap<>();
     private final Map<PodKey, Change<LocalPod>> pods = new HashMap<>();
 
     /** Adds changes that happened after everything pending. */
@@ -61,6 +63,7 @@ final class PendingChanges {
         flags(peerSets, d.peerSets());
         flags(members, d.members());
         rows(policies, d.policies(), newer);
+        rows(clusterPolicies, d.clusterPolicies(), newer);
         rows(pods, d.pods(), newer);
     }
 
@@ -101,19 +104,24 @@ final class PendingChanges {
 
     boolean isEmpty() {
         return alone == null && identities.isEmpty() && addresses.isEmpty() && peerSets.isEmpty() && members.isEmpty()
-                && policies.isEmpty() && pods.isEmpty();
+                && policies.isEmpty() && clusterPolicies.isEmpty() && pods.isEmpty();
     }
 
-    /** Policies waiting, due or not. */
+    /** Policies (NetworkPolicies and ClusterNetworkPolicies) waiting, due or not. */
     int policyCount() {
-        return alone != null ? alone.policies().size() : policies.size();
+        return alone != null ? alone.policies().size() + alone.clusterPolicies().size() : policies.size() + clusterPolicies.size();
     }
 
-    /** Policy changes waiting whose part is due (not waiting out a retry delay). */
+    /** Policy changes (of both kinds) waiting whose part is due (not waiting out a retry delay). */
     int policies(Predicate<Batch.UnitKey> due) {
         int n = 0;
         for (PolicyKey k : alone != null ? alone.policies().keySet() : policies.keySet()) {
             if (due.test(new Batch.UnitKey.Policy(k))) {
+                n++;
+            }
+        }
+        for (String k : alone != null ? alone.clusterPolicies().keySet() : clusterPolicies.keySet()) {
+            if (due.test(new Batch.UnitKey.ClusterPolicy(k))) {
                 n++;
             }
         }
@@ -128,6 +136,7 @@ final class PendingChanges {
                 || d.peerSets().keySet().stream().anyMatch(peerSets::containsKey)
                 || d.members().keySet().stream().anyMatch(members::containsKey)
                 || d.policies().keySet().stream().anyMatch(policies::containsKey)
+                || d.clusterPolicies().keySet().stream().anyMatch(clusterPolicies::containsKey)
                 || d.pods().keySet().stream().anyMatch(pods::containsKey);
     }
 
@@ -136,6 +145,9 @@ final class PendingChanges {
         spill();
         if (unit instanceof Batch.UnitKey.Policy p) {
             return policies.containsKey(p.policy());
+        }
+        if (unit instanceof Batch.UnitKey.ClusterPolicy p) {
+            return clusterPolicies.containsKey(p.name());
         }
         if (unit instanceof Batch.UnitKey.Pod p) {
             return pods.containsKey(p.pod());
@@ -153,12 +165,13 @@ final class PendingChanges {
             alone = null;
             return d;
         }
-        DesiredDelta all = new DesiredDelta(identities, addresses, peerSets, members, policies, pods); // copies them
+        DesiredDelta all = new DesiredDelta(identities, addresses, peerSets, members, policies, clusterPolicies, pods); // copies them
         identities.clear();
         addresses.clear();
         peerSets.clear();
         members.clear();
         policies.clear();
+        clusterPolicies.clear();
         pods.clear();
         return all;
     }
@@ -172,6 +185,7 @@ final class PendingChanges {
                 take(peerSets, Batch.UnitKey.PeerSet::new, due),
                 take(members, m -> new Batch.UnitKey.PeerSet(m.set()), due),
                 take(policies, Batch.UnitKey.Policy::new, due),
+                take(clusterPolicies, Batch.UnitKey.ClusterPolicy::new, due),
                 take(pods, Batch.UnitKey.Pod::new, due));
     }
 

@@ -15,8 +15,8 @@ import java.util.TreeMap;
  * appear: a key whose row ended as it began is left out.
  *
  * <p>Applying a delta part by part needs an order so that no rule ever names a missing set: identities,
- * addresses, peer sets and members that appear go first, then pods, then policies (a pod naming a
- * policy not yet held fails closed); removals go last. The batch layer owns that order
+ * addresses, peer sets and members that appear go first, then pods, then policies and
+ * ClusterNetworkPolicies (a pod naming a policy not yet held fails closed); removals go last. The batch layer owns that order
  * ({@code Batch#units}); a delta is only the facts.
  */
 public record DesiredDelta(
@@ -25,10 +25,22 @@ public record DesiredDelta(
         Map<PeerSetKey, Boolean> peerSets,
         Map<Membership, Boolean> members,
         Map<PolicyKey, Change<CompiledPolicy>> policies,
+        Map<String, Change<CompiledClusterPolicy>> clusterPolicies,
         Map<PodKey, Change<LocalPod>> pods) {
 
     public static final DesiredDelta EMPTY =
-            new DesiredDelta(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
+            new DesiredDelta(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
+
+    /** A delta without ClusterNetworkPolicy changes. */
+    public DesiredDelta(
+            Map<IdentityId, Change<Identity>> identities,
+            Map<IpAddress, Change<IdentityId>> addresses,
+            Map<PeerSetKey, Boolean> peerSets,
+            Map<Membership, Boolean> members,
+            Map<PolicyKey, Change<CompiledPolicy>> policies,
+            Map<PodKey, Change<LocalPod>> pods) {
+        this(identities, addresses, peerSets, members, policies, Map.of(), pods);
+    }
 
     public DesiredDelta {
         identities = frozen(identities);
@@ -36,6 +48,7 @@ public record DesiredDelta(
         peerSets = frozen(peerSets);
         members = frozen(members);
         policies = frozen(policies);
+        clusterPolicies = frozen(clusterPolicies);
         pods = frozen(pods);
     }
 
@@ -55,7 +68,7 @@ public record DesiredDelta(
             ids.forEach(id -> members.put(new Membership(set, id), true));
         });
         return new DesiredDelta(added(state.identities()), added(state.addresses()), sets, members,
-                added(state.policies()), added(state.pods()));
+                added(state.policies()), added(state.clusterPolicies()), added(state.pods()));
     }
 
     private static <K, V> Map<K, Change<V>> added(Map<K, V> rows) {
@@ -67,7 +80,8 @@ public record DesiredDelta(
     /** The delta that undoes this one: every change reversed, every flag flipped back. */
     public DesiredDelta inverse() {
         return new DesiredDelta(
-                inverted(identities), inverted(addresses), negated(peerSets), negated(members), inverted(policies), inverted(pods));
+                inverted(identities), inverted(addresses), negated(peerSets), negated(members), inverted(policies),
+                inverted(clusterPolicies), inverted(pods));
     }
 
     private static <K, V> Map<K, Change<V>> inverted(Map<K, Change<V>> m) {
@@ -88,13 +102,14 @@ public record DesiredDelta(
 
     /** Number of changed rows of all kinds. */
     public int size() {
-        return identities.size() + addresses.size() + peerSets.size() + members.size() + policies.size() + pods.size();
+        return identities.size() + addresses.size() + peerSets.size() + members.size() + policies.size() + clusterPolicies.size()
+                + pods.size();
     }
 
     @Override
     public String toString() {
         return "DesiredDelta{identities=" + identities.size() + ", addresses=" + addresses.size()
                 + ", peerSets=" + peerSets.size() + ", members=" + members.size()
-                + ", policies=" + policies.size() + ", pods=" + pods.size() + "}";
+                + ", policies=" + policies.size() + ", clusterPolicies=" + clusterPolicies.size() + ", pods=" + pods.size() + "}";
     }
 }

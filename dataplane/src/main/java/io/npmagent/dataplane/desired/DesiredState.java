@@ -5,6 +5,7 @@ import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.dataplane.model.Tier;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -26,13 +27,17 @@ import java.util.TreeSet;
  *   <li>{@code peerSets}: each set a rule names, with its member identities (CIDR sets have none:
  *       their key says which addresses they hold);</li>
  *   <li>{@code policies}: each policy's rules;</li>
- *   <li>{@code pods}: each local pod with the policies that isolate it per direction.</li>
+ *   <li>{@code clusterPolicies}: each ClusterNetworkPolicy's rules, with their actions;</li>
+ *   <li>{@code pods}: each local pod with the policies that isolate it per direction, and the
+ *       ClusterNetworkPolicies that select it per tier and direction, in order ({@link TierPolicies}).</li>
  * </ul>
  * An iptables backend renders sets as ipsets of the members' addresses (hash:net with nomatch for
  * except) and policies as chains; an eBPF backend renders the addresses as an LPM ipcache and each
  * pod's policies as a map keyed by identity and port. A packet from S to D on port P is allowed when
- * the egress side (D admitted by a rule of a policy of S, if S is a local pod isolated for egress) and
- * the ingress side (likewise for S at D) both allow it.
+ * the egress side (judged at S if it is a local pod) and the ingress side (judged at D) both allow it. A
+ * side walks S's Admin list (the first matching Accept or Deny rule decides; a Pass skips the rest of
+ * the list), then, if NetworkPolicies isolate it, decides by them (D admitted by a rule of one of
+ * them, or dropped), then walks the Baseline list likewise, then allows.
  *
  * <p>Immutable. {@link #apply} returns the state after a delta, which is how tests and fakes follow the
  * compiler; {@link #inconsistencies} lists broken references (a rule naming a missing set...), which a
@@ -43,10 +48,21 @@ public record DesiredState(
         SortedMap<IpAddress, IdentityId> addresses,
         SortedMap<PeerSetKey, SortedSet<IdentityId>> peerSets,
         SortedMap<PolicyKey, CompiledPolicy> policies,
+        SortedMap<String, CompiledClusterPolicy> clusterPolicies,
         SortedMap<PodKey, LocalPod> pods) {
 
-    public static final DesiredState EMPTY =
-            new DesiredState(new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
+    public static final DesiredState EMPTY = new DesiredState(
+            new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
+
+    /** A state without ClusterNetworkPolicies. */
+    public DesiredState(
+            SortedMap<IdentityId, Identity> identities,
+            SortedMap<IpAddress, IdentityId> addresses,
+            SortedMap<PeerSetKey, SortedSet<IdentityId>> peerSets,
+            SortedMap<PolicyKey, CompiledPolicy> policies,
+            SortedMap<PodKey, LocalPod> pods) {
+        this(identities, addresses, peerSets, policies, new TreeMap<>(), pods);
+    }
 
     public DesiredState {
         identities = Collections.unmodifiableSortedMap(new TreeMap<>(identities));
@@ -55,6 +71,7 @@ public record DesiredState(
         peerSets.forEach((k, v) -> sets.put(k, Collections.unmodifiableSortedSet(new TreeSet<>(v))));
         peerSets = Collections.unmodifiableSortedMap(sets);
         policies = Collections.unmodifiableSortedMap(new TreeMap<>(policies));
+        clusterPolicies = Collections.unmodifiableSortedMap(new TreeMap<>(clusterPolicies));
         pods = Collections.unmodifiableSortedMap(new TreeMap<>(pods));
     }
 
@@ -64,6 +81,7 @@ public record DesiredState(
         TreeMap<PeerSetKey, SortedSet<IdentityId>> sets = new TreeMap<>();
         peerSets.forEach((k, v) -> sets.put(k, new TreeSet<>(v)));
         TreeMap<PolicyKey, CompiledPolicy> pols = new TreeMap<>(policies);
+        TreeMap<String, CompiledClusterPolicy> clusterPols = new TreeMap<>(clusterPolicies);
         TreeMap<PodKey, LocalPod> localPods = new TreeMap<>(pods);
 
         putAll(ids, delta.identities());
@@ -87,8 +105,9 @@ public record DesiredState(
             }
         });
         putAll(pols, delta.policies());
+        putAll(clusterPols, delta.clusterPolicies());
         putAll(localPods, delta.pods());
-        return new DesiredState(ids, addrs, sets, pols, localPods);
+        return new DesiredState(ids, addrs, sets, pols, clusterPols, localPods);
     }
 
     private static <K, V> void putAll(Map<K, V> target, Map<K, Change<V>> changes) {
@@ -136,7 +155,26 @@ public record DesiredState(
                 }
             }
         });
+        clusterPolicies.forEach((name, policy) -> {
+            for (PeerSetKey set : policy.peerSets()) {
+                if (!peerSets.containsKey(set)) {
+                    problems.add("ClusterNetworkPolicy " + name + " names missing set " + set);
+                }
+            }
+        });
         pods.forEach((key, pod) -> {
+            for (Tier tier : CLUSTER_TIERS) {
+                for (Direction d : Direction.values()) {
+                    for (String name : pod.tiers().of(tier, d)) {
+                        CompiledClusterPolicy policy = clusterPolicies.get(name);
+                        if (policy == null) {
+                            problems.add("pod " + key + " names missing ClusterNetworkPolicy " + name);
+                        } else if (policy.rules(d).isEmpty()) {
+                            problems.add("pod " + key + " lists ClusterNetworkPolicy " + name + " for " + d + " where it has no rules");
+                        }
+                    }
+                }
+            }
             if (!identities.containsKey(pod.identity())) {
                 problems.add("pod " + key + " has missing identity " + pod.identity());
             }
@@ -158,6 +196,7 @@ public record DesiredState(
         });
         Set<PeerSetKey> referenced = new TreeSet<>();
         policies.values().forEach(p -> referenced.addAll(p.peerSets()));
+        clusterPolicies.values().forEach(p -> referenced.addAll(p.peerSets()));
         for (PeerSetKey set : peerSets.keySet()) {
             if (!referenced.contains(set)) {
                 problems.add("set " + set + " is named by no policy");
@@ -196,12 +235,26 @@ public record DesiredState(
                 }
             }
         });
+        if (!clusterPolicies.isEmpty()) {
+            sb.append("clusterPolicies:\n");
+            clusterPolicies.forEach((name, policy) -> {
+                row(sb, name);
+                for (Direction d : Direction.values()) {
+                    for (CompiledClusterRule r : policy.rules(d)) {
+                        row(sb, "  " + d.apiName().toLowerCase() + " " + r);
+                    }
+                }
+            });
+        }
         sb.append("pods:\n");
         pods.forEach((key, pod) -> row(sb, key + " " + pod.ips() + " identity=" + pod.identity()
                 + " ingress=" + (pod.isolated(Direction.INGRESS) ? pod.ingressPolicies() : "open")
-                + " egress=" + (pod.isolated(Direction.EGRESS) ? pod.egressPolicies() : "open")));
+                + " egress=" + (pod.isolated(Direction.EGRESS) ? pod.egressPolicies() : "open")
+                + (pod.tiers().isEmpty() ? "" : " " + pod.tiers())));
         return sb.toString();
     }
+
+    private static final List<Tier> CLUSTER_TIERS = List.of(Tier.ADMIN, Tier.BASELINE);
 
     private static void row(StringBuilder sb, String text) {
         sb.append("  ").append(ApiSyntax.escapeControls(text)).append('\n');

@@ -188,7 +188,7 @@ public final class Agent implements AutoCloseable {
 
     /**
      * The objects whose part of the desired state the backend refuses (the kernel's words, as the queue
-     * last heard them): a policy or a pod. Shared parts (peer sets, the address table) belong to no one
+     * last heard them): a policy, a ClusterNetworkPolicy or a pod. Shared parts (peer sets, the address table) belong to no one
      * object; they are in {@link #failures}.
      */
     public Map<ObjectRef, String> refusedObjects() {
@@ -196,6 +196,8 @@ public final class Agent implements AutoCloseable {
         for (UnitFailure f : queue.failures()) {
             if (f.unit() instanceof Batch.UnitKey.Policy p) {
                 out.put(ObjectRef.of(p.policy()), f.error());
+            } else if (f.unit() instanceof Batch.UnitKey.ClusterPolicy p) {
+                out.put(ObjectRef.clusterNetworkPolicy(p.name()), f.error());
             } else if (f.unit() instanceof Batch.UnitKey.Pod p) {
                 out.put(ObjectRef.of(p.pod()), f.error());
             }
