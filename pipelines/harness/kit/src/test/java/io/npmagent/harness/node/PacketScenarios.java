@@ -1,5 +1,16 @@
 package io.npmagent.harness.node;
 
+import static io.npmagent.dataplane.model.ClusterPolicyFixtures.accept;
+import static io.npmagent.dataplane.model.ClusterPolicyFixtures.admin;
+import static io.npmagent.dataplane.model.ClusterPolicyFixtures.baseline;
+import static io.npmagent.dataplane.model.ClusterPolicyFixtures.deny;
+import static io.npmagent.dataplane.model.ClusterPolicyFixtures.from;
+import static io.npmagent.dataplane.model.ClusterPolicyFixtures.inNamespaces;
+import static io.npmagent.dataplane.model.ClusterPolicyFixtures.networks;
+import static io.npmagent.dataplane.model.ClusterPolicyFixtures.pass;
+import static io.npmagent.dataplane.model.ClusterPolicyFixtures.podsIn;
+import static io.npmagent.dataplane.model.ClusterPolicyFixtures.tcp;
+import static io.npmagent.dataplane.model.ClusterPolicyFixtures.to;
 import static io.npmagent.dataplane.model.PolicyFixtures.block;
 import static io.npmagent.dataplane.model.PolicyFixtures.labels;
 import static io.npmagent.dataplane.model.PolicyFixtures.match;
@@ -19,6 +30,7 @@ import io.npmagent.dataplane.desired.DesiredStateInterpreter;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.dataplane.model.LabelSelector;
 import io.npmagent.dataplane.model.Namespace;
 import io.npmagent.dataplane.model.Pod;
 import io.npmagent.dataplane.model.PolicyKey;
@@ -82,6 +94,59 @@ public final class PacketScenarios {
             s.apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", name)));
         }
         s.expectBlocked("policies removed");
+        assertThat(backend.reconcile()).as("nothing to repair").isZero();
+    }
+
+    /**
+     * ClusterNetworkPolicy tiers around NetworkPolicy, per direction: a Baseline Deny decides only where no
+     * NetworkPolicy isolates; an Admin Deny overrides a NetworkPolicy's allow, an Admin Accept its
+     * isolation; an Admin Pass skips the rest of the Admin tier, to NetworkPolicy or, where none isolates,
+     * to Baseline; a priority edited live reorders the tier; an egress {@code networks} peer matches pod
+     * addresses. Every Deny is silent (a connect times out rather than being refused).
+     */
+    public static void tiersDecideAroundNetworkPolicy(PodNetwork net, Backend backend) {
+        PacketScenarios s = new PacketScenarios(net, backend);
+        LabelSelector everyNamespace = match();
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(baseline("baseline-deny-b", 10).subjectPods(everyNamespace, match("app", "b"))
+                .ingress(deny(from(inNamespaces(everyNamespace)))).build()));
+        s.expectBlocked("Baseline denies b's ingress", "a->b", "c->b");
+
+        s.apply(new ClusterEvent.PolicyUpserted(policy("x", "a-to-b").select(match("app", "b"))
+                .ingress(rule(peers(pods(match("app", "a"))), ports(port("TCP", PodNetwork.PORT)))).build()));
+        s.expectBlocked("a NetworkPolicy isolating b decides instead of Baseline", "c->b");
+
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(admin("admin-deny-a", 20).subjectPods(everyNamespace, match("app", "b"))
+                .ingress(deny(from(podsIn(everyNamespace, match("app", "a"))))).build()));
+        s.expectBlocked("an Admin Deny overrides the NetworkPolicy's allow", "a->b", "c->b");
+
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(admin("admin-pass-a", 10).subjectPods(everyNamespace, match("app", "b"))
+                .ingress(pass(from(podsIn(everyNamespace, match("app", "a"))))).build()));
+        s.expectBlocked("an Admin Pass tried first skips the Admin Deny: NetworkPolicy decides", "c->b");
+
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(admin("admin-deny-a", 5).subjectPods(everyNamespace, match("app", "b"))
+                .ingress(deny(from(podsIn(everyNamespace, match("app", "a"))))).build()));
+        s.expectBlocked("the Deny's priority edited to come first", "a->b", "c->b");
+
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(admin("admin-accept-c", 1).subjectPods(everyNamespace, match("app", "b"))
+                .ingress(accept(from(podsIn(everyNamespace, match("app", "c"))), tcp(PodNetwork.PORT))).build()));
+        s.expectBlocked("an Admin Accept overrides the NetworkPolicy's isolation", "a->b");
+
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(admin("pass-c-to-a", 10).subjectPods(everyNamespace, match("app", "a"))
+                .ingress(pass(from(podsIn(everyNamespace, match("app", "c"))))).build()));
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(baseline("baseline-deny-c-to-a", 10).subjectPods(everyNamespace, match("app", "a"))
+                .ingress(deny(from(podsIn(everyNamespace, match("app", "c"))))).build()));
+        s.expectBlocked("a Pass where no NetworkPolicy isolates goes on to Baseline", "a->b", "c->a");
+
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(admin("a-not-to-c", 30).subjectPods(everyNamespace, match("app", "a"))
+                .egress(deny(to(networks(net.address("c", false) + "/32", net.address("c", true) + "/128")))).build()));
+        s.expectBlocked("an egress networks peer matches a pod's addresses", "a->b", "c->a", "a->c");
+
+        s.apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", "a-to-b")));
+        for (String name : new String[] {"baseline-deny-b", "admin-deny-a", "admin-pass-a", "admin-accept-c", "pass-c-to-a",
+                "baseline-deny-c-to-a", "a-not-to-c"}) {
+            s.apply(new ClusterEvent.ClusterPolicyDeleted(name));
+        }
+        s.expectBlocked("every policy removed");
         assertThat(backend.reconcile()).as("nothing to repair").isZero();
     }
 
