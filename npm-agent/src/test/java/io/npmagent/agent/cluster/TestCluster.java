@@ -1,6 +1,10 @@
 package io.npmagent.agent.cluster;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.client.Config;
@@ -10,9 +14,13 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.npmagent.agent.source.k8s.KubeClients;
 import io.npmagent.harness.controlplane.AgentIdentity;
 import io.npmagent.harness.controlplane.ControlPlane;
+import io.npmagent.harness.controlplane.NetworkPolicyApi;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A real control plane for a test ({@link ControlPlane}: upstream etcd, kube-apiserver with RBAC,
@@ -87,6 +95,38 @@ public final class TestCluster implements AutoCloseable {
             }
         }
     }
+
+    /** Installs network-policy-api's ClusterNetworkPolicy CRD, as the pinned module publishes it, and waits until it is served. */
+    public void installClusterNetworkPolicies(NetworkPolicyApi.Channel channel) throws IOException {
+        try (InputStream in = Files.newInputStream(NetworkPolicyApi.crd(channel))) {
+            CustomResourceDefinition crd = admin.apiextensions().v1().customResourceDefinitions().load(in).item();
+            admin.resource(crd).create();
+            admin.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName()).waitUntilCondition(
+                    c -> c != null && c.getStatus() != null && c.getStatus().getConditions() != null && c.getStatus().getConditions().stream()
+                            .anyMatch(k -> "Established".equals(k.getType()) && "True".equals(k.getStatus())), 60, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Removes the CRD, and with it every ClusterNetworkPolicy. */
+    public void removeClusterNetworkPolicies() {
+        admin.apiextensions().v1().customResourceDefinitions().withName(CNP_CRD).delete();
+    }
+
+    /** Creates (or replaces) a ClusterNetworkPolicy written as YAML. */
+    public void applyClusterNetworkPolicy(String yaml) {
+        admin.resource(Serialization.unmarshal(yaml, GenericKubernetesResource.class)).createOr(NonDeletingOperation::update);
+    }
+
+    /** Every ClusterNetworkPolicy the server holds, as JSON (none when the CRD is not installed). */
+    public List<String> clusterNetworkPolicies() {
+        if (admin.apiextensions().v1().customResourceDefinitions().withName(CNP_CRD).get() == null) {
+            return List.of();
+        }
+        return admin.genericKubernetesResources("policy.networking.k8s.io/v1beta1", "ClusterNetworkPolicy").list().getItems().stream()
+                .map(Serialization::asJson).toList();
+    }
+
+    private static final String CNP_CRD = "clusternetworkpolicies.policy.networking.k8s.io";
 
     @Override
     public void close() {
