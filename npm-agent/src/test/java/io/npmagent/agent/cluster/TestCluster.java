@@ -2,7 +2,6 @@ package io.npmagent.agent.cluster;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -16,11 +15,9 @@ import io.npmagent.harness.controlplane.AgentIdentity;
 import io.npmagent.harness.controlplane.ControlPlane;
 import io.npmagent.harness.controlplane.NetworkPolicyApi;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A real control plane for a test ({@link ControlPlane}: upstream etcd, kube-apiserver with RBAC,
@@ -98,13 +95,7 @@ public final class TestCluster implements AutoCloseable {
 
     /** Installs network-policy-api's ClusterNetworkPolicy CRD, as the pinned module publishes it, and waits until it is served. */
     public void installClusterNetworkPolicies(NetworkPolicyApi.Channel channel) throws IOException {
-        try (InputStream in = Files.newInputStream(NetworkPolicyApi.crd(channel))) {
-            CustomResourceDefinition crd = admin.apiextensions().v1().customResourceDefinitions().load(in).item();
-            admin.resource(crd).create();
-            admin.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName()).waitUntilCondition(
-                    c -> c != null && c.getStatus() != null && c.getStatus().getConditions() != null && c.getStatus().getConditions().stream()
-                            .anyMatch(k -> "Established".equals(k.getType()) && "True".equals(k.getStatus())), 60, TimeUnit.SECONDS);
-        }
+        NetworkPolicyApi.install(cp.admin(), channel);
     }
 
     /** Removes the CRD, and with it every ClusterNetworkPolicy. */
