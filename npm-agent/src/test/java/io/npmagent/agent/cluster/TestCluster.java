@@ -100,7 +100,7 @@ public final class TestCluster implements AutoCloseable {
 
     /** Removes the CRD, and with it every ClusterNetworkPolicy. */
     public void removeClusterNetworkPolicies() {
-        admin.apiextensions().v1().customResourceDefinitions().withName(CNP_CRD).delete();
+        admin.apiextensions().v1().customResourceDefinitions().withName(NetworkPolicyApi.CRD).delete();
     }
 
     /** Creates (or replaces) a ClusterNetworkPolicy written as YAML. */
@@ -110,14 +110,12 @@ public final class TestCluster implements AutoCloseable {
 
     /** Every ClusterNetworkPolicy the server holds, as JSON (none when the CRD is not installed). */
     public List<String> clusterNetworkPolicies() {
-        if (admin.apiextensions().v1().customResourceDefinitions().withName(CNP_CRD).get() == null) {
+        if (admin.apiextensions().v1().customResourceDefinitions().withName(NetworkPolicyApi.CRD).get() == null) {
             return List.of();
         }
         return admin.genericKubernetesResources("policy.networking.k8s.io/v1beta1", "ClusterNetworkPolicy").list().getItems().stream()
                 .map(Serialization::asJson).toList();
     }
-
-    private static final String CNP_CRD = "clusternetworkpolicies.policy.networking.k8s.io";
 
     @Override
     public void close() {

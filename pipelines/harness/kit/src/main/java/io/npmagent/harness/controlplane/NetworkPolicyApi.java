@@ -4,8 +4,11 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.ApiextensionsV1Api;
 import io.kubernetes.client.openapi.models.V1CustomResourceDefinition;
-import io.kubernetes.client.util.Yaml;
 import java.io.IOException;
+import okhttp3.MediaType;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -16,6 +19,8 @@ import java.time.Instant;
  */
 public final class NetworkPolicyApi {
     public static final String MODULE = "sigs.k8s.io/network-policy-api";
+    /** The CRD's name in both channels. */
+    public static final String CRD = "clusternetworkpolicies.policy.networking.k8s.io";
 
     /** The CRD's channels: Standard (what a cluster installs by default), Experimental (nodes peers, named ports, domainNames). */
     public enum Channel {
@@ -35,31 +40,32 @@ public final class NetworkPolicyApi {
      * server serves it.
      */
     public static void install(ApiClient admin, Channel channel) throws IOException {
-        V1CustomResourceDefinition crd = Yaml.loadAs(crd(channel).toFile(), V1CustomResourceDefinition.class);
-        ApiextensionsV1Api api = new ApiextensionsV1Api(admin);
-        String name = crd.getMetadata().getName();
-        try {
-            try {
-                api.createCustomResourceDefinition(crd).execute();
-            } catch (ApiException e) {
-                if (e.getCode() != 409) {
-                    throw e;
-                }
-                crd.getMetadata().setResourceVersion(api.readCustomResourceDefinition(name).execute().getMetadata().getResourceVersion());
-                api.replaceCustomResourceDefinition(name, crd).execute();
+        // Server-side apply of the file's YAML as it is: a round trip through client-java's typed CRD model would
+        // add the empty fields its schema classes start with, which the API server refuses.
+        Request request = new Request.Builder()
+                .url(admin.getBasePath() + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + CRD
+                        + "?fieldManager=npm-agent-harness&force=true")
+                .patch(RequestBody.create(Files.readString(crd(channel)), MediaType.get("application/apply-patch+yaml")))
+                .build();
+        try (Response r = admin.getHttpClient().newCall(request).execute()) {
+            if (!r.isSuccessful()) {
+                throw new IOException("installing " + CRD + ": HTTP " + r.code() + " " + (r.body() == null ? "" : r.body().string()));
             }
+        }
+        ApiextensionsV1Api api = new ApiextensionsV1Api(admin);
+        try {
             Instant deadline = Instant.now().plusSeconds(60);
-            while (!established(api.readCustomResourceDefinition(name).execute())) {
+            while (!established(api.readCustomResourceDefinition(CRD).execute())) {
                 if (Instant.now().isAfter(deadline)) {
-                    throw new IOException(name + " not Established after 60 s");
+                    throw new IOException(CRD + " not Established after 60 s");
                 }
                 Thread.sleep(100);
             }
         } catch (ApiException e) {
-            throw new IOException("installing " + name + ": HTTP " + e.getCode() + " " + e.getResponseBody(), e);
+            throw new IOException("reading " + CRD + ": HTTP " + e.getCode() + " " + e.getResponseBody(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted while installing " + name, e);
+            throw new IOException("interrupted while installing " + CRD, e);
         }
     }
 
