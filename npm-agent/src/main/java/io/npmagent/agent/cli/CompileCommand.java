@@ -47,7 +47,8 @@ final class CompileCommand implements Callable<Integer> {
         List<String> problems = compiled.problems();
 
         out.println("# " + manifests.dir + ": " + cluster.namespaces().size() + " namespaces, "
-                + cluster.pods().size() + " pods, " + cluster.policies().size() + " policies");
+                + cluster.pods().size() + " pods, " + cluster.policies().size() + " policies"
+                + (cluster.clusterPolicies().isEmpty() ? "" : ", " + cluster.clusterPolicies().size() + " ClusterNetworkPolicies"));
         out.println("# problems in the input: " + (problems.isEmpty() ? "none" : problems.size()));
         problems.forEach(p -> out.println("  " + p));
         out.println("# desired state (" + (node == null ? "every pod local" : "node " + Text.name(node)) + ")");

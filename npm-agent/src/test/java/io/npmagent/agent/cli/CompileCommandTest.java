@@ -32,7 +32,7 @@ class CompileCommandTest {
         assertThat(run.exitCode()).isZero();
         assertThat(run.err()).isEmpty();
         assertThat(run.out()).contains("# problems in the input: none")
-                .contains("3 namespaces, 5 pods, 8 policies")
+                .contains("3 namespaces, 5 pods, 8 policies, 3 ClusterNetworkPolicies")
                 .contains("# desired state (every pod local)")
                 .contains("\npolicies:\n  data/cache-from-api isolates [INGRESS]")
                 .contains("  shop/api [10.244.1.11, fd00:10:244:1::11] identity=");
@@ -64,9 +64,20 @@ class CompileCommandTest {
         assertThat(v4("TCP/8080", "monitoring/prometheus", "shop/frontend")).isEqualTo('.');
         assertThat(v4("TCP/8080", "shop/api", "shop/frontend")).isEqualTo('X');
         assertThat(v4("TCP/9090", "shop/api", "monitoring/prometheus")).isEqualTo('X');
-        assertThat(v4("TCP/9090", "shop/frontend", "monitoring/prometheus")).isEqualTo('.');
         assertThat(v4("TCP/6379", "shop/api", "data/cache")).isEqualTo('.');
         assertThat(v4("TCP/6379", "shop/frontend", "data/cache")).isEqualTo('X');
+    }
+
+    /** The cluster's operators' rules: monitoring apart by default (Baseline: no NetworkPolicy isolates it). */
+    @Test
+    void clusterNetworkPoliciesDecideAroundTheNamespacesPolicies() {
+        assertThat(v4("TCP/9090", "shop/frontend", "monitoring/prometheus")).isEqualTo('X');
+        assertThat(v4("TCP/9090", "data/db", "monitoring/prometheus")).isEqualTo('X');
+        assertThat(run.out()).contains("  monitoring/prometheus [10.244.3.30, fd00:10:244:3::30]")
+                .contains("baseline{ingress=[monitoring-apart-by-default], egress=[]}")
+                .contains("clusterPolicies:\n  monitoring-apart-by-default\n");
+        CliRun explain = CliRun.of("explain", "--manifests", SHOP, "--from", "shop/frontend", "--to", "monitoring/prometheus", "--port", "9090");
+        assertThat(explain.out()).contains("DENIED by Baseline cnp/monitoring-apart-by-default ingress[1] \"from-elsewhere\", Deny");
     }
 
     @Test
@@ -75,7 +86,7 @@ class CompileCommandTest {
         assertThat(v4("TCP/5432", "shop/api", "shop/frontend")).isEqualTo('-'); // frontend does not serve 5432
         assertThat(matrix.cell("IPv6", "TCP/8080", "shop/frontend", "shop/api")).isNull(); // frontend is IPv4-only
         assertThat(matrix.cell("IPv6", "TCP/6379", "shop/api", "data/cache")).isNull();
-        assertThat(run.out()).contains("13 allowed, 19 denied");
+        assertThat(run.out()).contains("9 allowed, 23 denied");
     }
 
     @Test
