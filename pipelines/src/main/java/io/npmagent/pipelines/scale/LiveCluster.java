@@ -1,6 +1,7 @@
 package io.npmagent.pipelines.scale;
 
 import io.npmagent.pipelines.bench.BenchApiServer;
+import io.npmagent.harness.controlplane.NetworkPolicyApi;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,17 +23,33 @@ final class LiveCluster implements AutoCloseable {
     final List<String> localPods;
     final AgentScaleResult.ClusterCost creation;
     /** Policy edits made so far, in every run. */
-    final AtomicInteger edits = new AtomicInteger();
+    final AtomicInteger edits;
     /** Churn pods created so far, in every run; the newest 100 exist. */
-    final AtomicInteger churned = new AtomicInteger();
+    final AtomicInteger churned;
     private final Path dir;
 
-    private LiveCluster(ScaleScenario scenario, BenchApiServer api, List<String> localPods, AgentScaleResult.ClusterCost creation, Path dir) {
+    private LiveCluster(ScaleScenario scenario, BenchApiServer api, List<String> localPods, AgentScaleResult.ClusterCost creation, Path dir,
+            AtomicInteger edits, AtomicInteger churned) {
         this.scenario = scenario;
         this.api = api;
         this.localPods = localPods;
         this.creation = creation;
         this.dir = dir;
+        this.edits = edits;
+        this.churned = churned;
+    }
+
+    /**
+     * The same cluster with {@code n} ClusterNetworkPolicies added (their CRD installed first, as published): the
+     * runs on it measure the tiers beside the NetworkPolicy-only runs before. The counters carry on.
+     */
+    LiveCluster withClusterPolicies(int n) throws IOException {
+        NetworkPolicyApi.install(api.controlPlane().admin(), NetworkPolicyApi.Channel.STANDARD);
+        for (int i = 0; i < n; i++) {
+            api.create(ScaleCluster.clusterPolicy(i, scenario));
+        }
+        api.flush();
+        return new LiveCluster(scenario.withClusterPolicies(n), api, localPods, creation, dir, edits, churned);
     }
 
     static LiveCluster create(ScaleScenario s) throws IOException {
@@ -42,7 +59,7 @@ final class LiveCluster implements AutoCloseable {
             long t0 = System.nanoTime();
             List<String> local = ScaleCluster.preload(api, s);
             var cost = new AgentScaleResult.ClusterCost((System.nanoTime() - t0) / 1e9, api.created(), api.rss("kube-apiserver"), api.rss("etcd"));
-            return new LiveCluster(s, api, local, cost, dir);
+            return new LiveCluster(s, api, local, cost, dir, new AtomicInteger(), new AtomicInteger());
         } catch (RuntimeException e) {
             api.close();
             throw e;

@@ -1,5 +1,6 @@
 package io.npmagent.pipelines.scale;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -10,6 +11,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
 import io.npmagent.pipelines.bench.BenchApiServer;
 import io.npmagent.pipelines.bench.BenchCluster;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -87,6 +89,34 @@ final class ScaleCluster {
                 .addNewIngress().withFrom(new NetworkPolicyPeerBuilder().withNewPodSelector()
                         .addToMatchLabels("app", open ? "probe-client" : "no-one").endPodSelector().build())
                 .addNewPort().withProtocol("TCP").withPort(new IntOrString(ScaleNode.PROBE_PORT)).endPort().endIngress().endSpec().build();
+    }
+
+    /**
+     * ClusterNetworkPolicy {@code i} of the scenario's: three in four Admin, one in four Baseline, priorities 0-99
+     * (equal ones ordered by name); every other one selects every pod (the probe pods too, so each flip's render
+     * walks the tiers), the rest one team's namespaces; an ingress rule (Deny, Accept or Pass) from one app of one
+     * team's namespaces on one port, and an egress Deny to one /16 of the other nodes' pods on a port range. None
+     * matches the probe's connection (namespace {@code probe} has no team; its addresses are in no such /16), so the
+     * flips time the same verdicts as without them.
+     */
+    static GenericKubernetesResource clusterPolicy(int i, ScaleScenario s) {
+        String action = switch (i % 3) {
+            case 0 -> "Deny";
+            case 1 -> "Accept";
+            default -> "Pass";
+        };
+        String subject = i % 2 == 0 ? "{\"namespaces\": {}}" : "{\"namespaces\": {\"matchLabels\": {\"team\": \"t" + (i % 7) + "\"}}}";
+        String json = """
+                {"apiVersion": "policy.networking.k8s.io/v1beta1", "kind": "ClusterNetworkPolicy", "metadata": {"name": "cnp-%d"},
+                 "spec": {"tier": "%s", "priority": %d, "subject": %s,
+                  "ingress": [{"name": "from-app", "action": "%s",
+                    "from": [{"pods": {"namespaceSelector": {"matchLabels": {"team": "t%d"}}, "podSelector": {"matchLabels": {"app": "app-%d"}}}}],
+                    "protocols": [{"tcp": {"destinationPort": {"number": %d}}}]}],
+                  "egress": [{"name": "to-network", "action": "Deny", "to": [{"networks": ["10.%d.0.0/16"]}],
+                    "protocols": [{"tcp": {"destinationPort": {"range": {"start": 1000, "end": 2000}}}}]}]}}
+                """.formatted(i, i % 4 == 3 ? "Baseline" : "Admin", i % 100, subject, action, (i + 1) % 7, i % BenchCluster.APPS,
+                8080 + i % 10, i % 64);
+        return Serialization.unmarshal(json, GenericKubernetesResource.class);
     }
 
     /** Policy {@code i} edited: its port moved ({@code version} odd or even), which changes its rules and nothing else. */

@@ -61,6 +61,27 @@ public final class ScaleMain implements Callable<Integer> {
     @Option(names = "--backend", description = "Only these backends (default: every one installed).")
     List<String> backends;
 
+    @Option(names = "--cluster-policies", paramLabel = "N", description = "After each scenario's runs, add N ClusterNetworkPolicies "
+            + "(their CRD installed) and run it again: the two side by side (results of the second are named SCENARIO+Ncnp).")
+    int clusterPolicies;
+
+    /** Every backend's runs on {@code cluster}; modes take turns within each repeat, so each sees the cluster and the machine as the others do. */
+    private void runAll(LiveCluster cluster, List<String> usable, List<QueueMode> modes, int runCount, int minFlips, PrintStream stdout,
+            List<AgentScaleResult> results) throws Exception {
+        for (String backend : usable) {
+            for (int run = 1; run <= runCount; run++) {
+                for (QueueMode mode : modes) {
+                    try {
+                        results.add(new AgentScaleRun(cluster, backend, mode, run, minFlips, stdout, out.resolve("logs")).run());
+                    } catch (AgentScaleRun.FellBehind e) {
+                        stdout.println("# FAILED " + cluster.scenario.name() + " " + backend + " " + mode.label() + " #" + run + ": " + e.getMessage());
+                        results.add(AgentScaleResult.failed(cluster.scenario, backend, mode, run, e.firstApplySeconds, e.getMessage()));
+                    }
+                }
+            }
+        }
+    }
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new ScaleMain()).execute(args));
     }
@@ -92,7 +113,8 @@ public final class ScaleMain implements Callable<Integer> {
         List<String> chosen = backends != null ? backends : List.of("bpf", "nft", "iptables-nft", "iptables-legacy");
         String command = "pipelines/scale --scenario " + scenario + (quick ? " --short" : "")
                 + (backends == null ? "" : backends.stream().map(b -> " --backend " + b).reduce("", String::concat))
-                + " --mode " + String.join(",", modes) + " --runs " + runCount + " --flips " + minFlips;
+                + " --mode " + String.join(",", modes) + " --runs " + runCount + " --flips " + minFlips
+                + (clusterPolicies > 0 ? " --cluster-policies " + clusterPolicies : "");
         PrintStream stdout = System.out;
         stdout.println("# reproduce: " + command);
         stdout.printf(Locale.ROOT, "# %d cores, kernel %s; the agent is npm-agent run in a JVM of its own with the DaemonSet's JVM as its memory limit sizes it (%s), the API server upstream's kube-apiserver (each scenario's cluster created through it once, shared by its runs)%n",
@@ -109,18 +131,12 @@ public final class ScaleMain implements Callable<Integer> {
             try (LiveCluster cluster = LiveCluster.create(chosenScenario)) {
                 stdout.printf(Locale.ROOT, "[%s] created %,d objects in %.1f s; kube-apiserver RSS %d MiB, etcd RSS %d MiB%n", chosenScenario.name(),
                         cluster.creation.objects(), cluster.creation.seconds(), cluster.creation.apiServerRss() >> 20, cluster.creation.etcdRss() >> 20);
-                for (String backend : usable) {
-                    // Modes take turns within each repeat, so each sees the cluster and the machine as the others do.
-                    for (int run = 1; run <= runCount; run++) {
-                        for (QueueMode mode : chosenModes) {
-                            try {
-                                results.add(new AgentScaleRun(cluster, backend, mode, run, minFlips, stdout, out.resolve("logs")).run());
-                            } catch (AgentScaleRun.FellBehind e) {
-                                stdout.println("# FAILED " + chosenScenario.name() + " " + backend + " " + mode.label() + " #" + run + ": " + e.getMessage());
-                                results.add(AgentScaleResult.failed(chosenScenario, backend, mode, run, e.firstApplySeconds, e.getMessage()));
-                            }
-                        }
-                    }
+                runAll(cluster, usable, chosenModes, runCount, minFlips, stdout, results);
+                if (clusterPolicies > 0) {
+                    LiveCluster tiered = cluster.withClusterPolicies(clusterPolicies);
+                    stdout.printf(Locale.ROOT, "[%s] %d ClusterNetworkPolicies added beside the %,d NetworkPolicies%n", tiered.scenario.name(),
+                            clusterPolicies, chosenScenario.policies());
+                    runAll(tiered, usable, chosenModes, runCount, minFlips, stdout, results);
                 }
             }
         }

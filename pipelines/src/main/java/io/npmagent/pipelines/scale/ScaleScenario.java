@@ -7,9 +7,19 @@ import java.time.Duration;
  * measured node) and {@code policies}, present before the agent starts; then, for {@code events}, pods
  * created and deleted at {@code podChurnPerSecond} each and policies edited at
  * {@code policyEditsPerSecond}, while a probe policy flips once a second and packets time each flip.
+ * {@code clusterPolicies} ClusterNetworkPolicies may stand beside the NetworkPolicies ({@link ScaleCluster#clusterPolicy}).
  */
 record ScaleScenario(String name, int pods, int localPods, int policies, Duration events, double podChurnPerSecond,
-        double policyEditsPerSecond) {
+        double policyEditsPerSecond, int clusterPolicies) {
+
+    ScaleScenario(String name, int pods, int localPods, int policies, Duration events, double podChurnPerSecond, double policyEditsPerSecond) {
+        this(name, pods, localPods, policies, events, podChurnPerSecond, policyEditsPerSecond, 0);
+    }
+
+    /** The same scenario with {@code n} ClusterNetworkPolicies beside its NetworkPolicies: its results are named {@code NAME+Ncnp}. */
+    ScaleScenario withClusterPolicies(int n) {
+        return new ScaleScenario(name + "+" + n + "cnp", pods, localPods, policies, events, podChurnPerSecond, policyEditsPerSecond, n);
+    }
 
     static final String NAMES = "npm640, large, churn";
 
