@@ -43,7 +43,7 @@ import java.util.TreeSet;
  * delta between two of them, and the walk the design states, read straight from the rows by address
  * ({@link #allowed}): no peer classes, atoms or entries, so it checks the model's encoding.
  */
-final class TierStates {
+public final class TierStates {
     private TierStates() {}
 
     static final IpAddress[] PODS = ips("10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4", "10.0.0.5", "10.0.0.6", "10.0.0.9");
@@ -60,19 +60,19 @@ final class TierStates {
         return out;
     }
 
-    static IdentityId id(int i) {
+    public static IdentityId id(int i) {
         return new IdentityId(IdentityId.FIRST + i);
     }
 
-    static Identity identity(int i, Map<PortMatch.NamedPort, Integer> named) {
+    public static Identity identity(int i, Map<PortMatch.NamedPort, Integer> named) {
         return new Identity("x", Map.of(), Map.of("app", "p" + i), named);
     }
 
-    static PeerSetKey.SelectorPeers selector(String name) {
+    public static PeerSetKey.SelectorPeers selector(String name) {
         return PeerSetKey.SelectorPeers.inNamespace("x", new Selector(new TreeMap<>(Map.of("set", name)), List.of()));
     }
 
-    static PeerSetKey.CidrPeers cidr(String cidr, String... except) {
+    public static PeerSetKey.CidrPeers cidr(String cidr, String... except) {
         return new PeerSetKey.CidrPeers(Cidr.parse(cidr), java.util.Arrays.stream(except).map(Cidr::parse).toList());
     }
 
@@ -196,7 +196,7 @@ final class TierStates {
     }
 
     /** The delta that takes {@code a} to {@code b}. */
-    static DesiredDelta between(DesiredState a, DesiredState b) {
+    public static DesiredDelta between(DesiredState a, DesiredState b) {
         Map<PeerSetKey, Boolean> sets = new HashMap<>();
         Map<Membership, Boolean> members = new HashMap<>();
         Set<PeerSetKey> keys = new HashSet<>(a.peerSets().keySet());
@@ -236,11 +236,11 @@ final class TierStates {
     // ---- the walk, by address -------------------------------------------------------------------------
 
     /** Whether both sides allow a new connection from {@code src} to {@code dst} ({@code protocol} null: one without ports). */
-    static boolean allowed(DesiredState s, IpAddress src, IpAddress dst, Protocol protocol, int port) {
+    public static boolean allowed(DesiredState s, IpAddress src, IpAddress dst, Protocol protocol, int port) {
         return side(s, Direction.EGRESS, src, dst, protocol, port) && side(s, Direction.INGRESS, src, dst, protocol, port);
     }
 
-    static boolean side(DesiredState s, Direction d, IpAddress src, IpAddress dst, Protocol protocol, int port) {
+    public static boolean side(DesiredState s, Direction d, IpAddress src, IpAddress dst, Protocol protocol, int port) {
         IpAddress self = d == Direction.EGRESS ? src : dst;
         IpAddress peer = d == Direction.EGRESS ? dst : src;
         Optional<LocalPod> found = s.localPodAt(self);
