@@ -1,6 +1,7 @@
 package io.npmagent.dataplane.backend;
 
 import io.npmagent.dataplane.desired.Change;
+import io.npmagent.dataplane.desired.CompiledClusterPolicy;
 import io.npmagent.dataplane.desired.CompiledPolicy;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.desired.DesiredState;
@@ -52,21 +53,29 @@ public final class FakeBackend implements Backend {
         checkBefore(batch.delta());
         DesiredState next = state.apply(batch.delta());
         for (Map.Entry<PolicyKey, CompiledPolicy> e : next.policies().entrySet()) {
-            for (PeerSetKey set : e.getValue().peerSets()) {
-                if (!next.peerSets().containsKey(set)) {
-                    refused++;
-                    throw new BackendException("fake kernel: policy " + e.getKey() + " names missing set " + set, "");
-                }
-            }
+            refuseMissingSets("policy " + e.getKey(), e.getValue().peerSets(), next);
+        }
+        for (Map.Entry<String, CompiledClusterPolicy> e : next.clusterPolicies().entrySet()) {
+            refuseMissingSets("ClusterNetworkPolicy " + e.getKey(), e.getValue().peerSets(), next);
         }
         state = next;
         applied.add(batch);
+    }
+
+    private void refuseMissingSets(String what, Set<PeerSetKey> sets, DesiredState next) {
+        for (PeerSetKey set : sets) {
+            if (!next.peerSets().containsKey(set)) {
+                refused++;
+                throw new BackendException("fake kernel: " + what + " names missing set " + set, "");
+            }
+        }
     }
 
     private void checkBefore(DesiredDelta d) {
         check("identity", d.identities(), state.identities());
         check("address", d.addresses(), state.addresses());
         check("policy", d.policies(), state.policies());
+        check("ClusterNetworkPolicy", d.clusterPolicies(), state.clusterPolicies());
         check("pod", d.pods(), state.pods());
         d.peerSets().forEach((k, present) -> {
             if (present == state.peerSets().containsKey(k)) {
@@ -115,7 +124,7 @@ public final class FakeBackend implements Backend {
     @Override
     public synchronized BackendStatus status() {
         long members = state.peerSets().values().stream().mapToLong(Set::size).sum();
-        return new BackendStatus(name(), state.policies().size(), 0, state.peerSets().size(), members);
+        return new BackendStatus(name(), state.policies().size() + state.clusterPolicies().size(), 0, state.peerSets().size(), members);
     }
 
     /** What it holds now. */

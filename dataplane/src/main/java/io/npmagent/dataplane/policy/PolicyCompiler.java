@@ -3,6 +3,7 @@ package io.npmagent.dataplane.policy;
 import io.npmagent.dataplane.bandwidth.BandwidthAnnotations;
 import io.npmagent.dataplane.bandwidth.BandwidthLimits;
 import io.npmagent.dataplane.bandwidth.CongestionAnnotation;
+import io.npmagent.dataplane.desired.CompiledClusterPolicy;
 import io.npmagent.dataplane.desired.CompiledPolicy;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.desired.DesiredState;
@@ -22,6 +23,8 @@ import io.npmagent.dataplane.model.Pod;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.ValidationError;
+import io.npmagent.dataplane.tier.ClusterPolicyNormalizer;
+import io.npmagent.dataplane.tier.NormalizedClusterPolicy;
 import io.npmagent.dataplane.util.Multimaps;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -73,6 +76,8 @@ public final class PolicyCompiler {
     private final Map<String, Set<PodKey>> podsByNamespace = new HashMap<>();
     /** Local endpoints only: what a policy's podSelector may select (at 100,000 pods, a node's hundred). */
     private final LabelIndex<PodKey> targetsByLabel = new LabelIndex<>();
+    /** The same pods, for ClusterNetworkPolicies, whose subjects span namespaces. */
+    private final Set<PodKey> localEndpoints = new HashSet<>();
     private final Map<PodKey, BandwidthLimits> limits = new HashMap<>();
     /** Pods that ask for a congestion control the node has; most ask for none and have no entry. */
     private final Map<PodKey, String> congestion = new HashMap<>();
@@ -100,6 +105,8 @@ public final class PolicyCompiler {
     private final TrackedMap<PeerSetKey, Boolean> setRows = new TrackedMap<>();
     private final MembershipTable members = new MembershipTable();
     private final TrackedMap<PolicyKey, CompiledPolicy> policyRows = new TrackedMap<>();
+    private final ClusterPolicyTable clusterPolicies = new ClusterPolicyTable();
+    private final TrackedMap<String, CompiledClusterPolicy> clusterPolicyRows = new TrackedMap<>();
     private final TrackedMap<PodKey, LocalPod> podRows = new TrackedMap<>();
 
     /**
@@ -181,6 +188,18 @@ public final class PolicyCompiler {
             policyChanged(e.policy().key(), normalized);
         } else if (event instanceof ClusterEvent.PolicyDeleted e) {
             policyChanged(e.key(), null);
+        } else if (event instanceof ClusterEvent.ClusterPolicyUpserted e) {
+            NormalizedClusterPolicy normalized = ClusterPolicyNormalizer.normalize(e.policy());
+            found = normalized.errors();
+            recordErrors(ObjectRef.clusterNetworkPolicy(e.policy().name()), found);
+            clusterPolicyChanged(e.policy().name(), normalized);
+        } else if (event instanceof ClusterEvent.ClusterPolicyDeleted e) {
+            recordErrors(ObjectRef.clusterNetworkPolicy(e.name()), List.of());
+            clusterPolicyChanged(e.name(), null);
+        } else if (event instanceof ClusterEvent.NodeUpserted e) {
+            clusterPolicies.putNode(e.node().name(), e.node()).forEach(this::recompileClusterPolicy);
+        } else if (event instanceof ClusterEvent.NodeDeleted e) {
+            clusterPolicies.putNode(e.name(), null).forEach(this::recompileClusterPolicy);
         }
         return found;
     }
@@ -218,6 +237,7 @@ public final class PolicyCompiler {
                 new TreeMap<>(addressRows.view()),
                 toSorted(sets),
                 new TreeMap<>(policyRows.view()),
+                new TreeMap<>(clusterPolicyRows.view()),
                 new TreeMap<>(podRows.view()));
     }
 
@@ -236,6 +256,7 @@ public final class PolicyCompiler {
                 sets,
                 members.drain(),
                 policyRows.drain(),
+                clusterPolicyRows.drain(),
                 podRows.drain());
     }
 
@@ -252,6 +273,7 @@ public final class PolicyCompiler {
             return;
         }
         for (PodKey pod : List.copyOf(podsByNamespace.getOrDefault(name, Set.of()))) {
+            refreshClusterTargets(pod); // a subject's namespace selector may see the namespace differently now
             refreshIdentityAndRows(pod);
         }
     }
@@ -267,6 +289,7 @@ public final class PolicyCompiler {
         Pod old = pods.get(key);
         if (isLocalEndpoint(old)) {
             targetsByLabel.remove(key.namespace(), old.labels(), key);
+            localEndpoints.remove(key);
         }
         if (pod == null) {
             pods.remove(key);
@@ -276,10 +299,12 @@ public final class PolicyCompiler {
             Multimaps.add(podsByNamespace, key.namespace(), key);
             if (isLocalEndpoint(pod)) {
                 targetsByLabel.add(key.namespace(), pod.labels(), key);
+                localEndpoints.add(key);
             }
         }
         Set<PodKey> affected = updateClaims(key, pod);
         refreshTargets(key);
+        refreshClusterTargets(key);
         for (PodKey p : affected) {
             refreshIdentityAndRows(p);
         }
@@ -461,7 +486,8 @@ public final class PolicyCompiler {
                 egress.add(p);
             }
         }
-        podRows.put(key, new LocalPod(key, owned, id, ingress, egress, limits.getOrDefault(key, BandwidthLimits.NONE), congestion.get(key)));
+        podRows.put(key, new LocalPod(key, owned, id, ingress, egress, limits.getOrDefault(key, BandwidthLimits.NONE), congestion.get(key),
+                clusterPolicies.tiers(key, clusterPolicyRows::get)));
     }
 
     // ---- policies ---------------------------------------------------------------------------
@@ -528,6 +554,60 @@ public final class PolicyCompiler {
         }
         for (PodKey podKey : touched) {
             refreshPodRow(podKey);
+        }
+    }
+
+    // ---- ClusterNetworkPolicies --------------------------------------------------------------
+
+    /** Which ClusterNetworkPolicies select the pod, if it is a local endpoint. */
+    private void refreshClusterTargets(PodKey key) {
+        Pod pod = pods.get(key);
+        clusterPolicies.refreshPod(key, isLocalEndpoint(pod) ? pod : null, namespaceOf(key.namespace()));
+    }
+
+    private void clusterPolicyChanged(String name, NormalizedClusterPolicy policy) {
+        clusterPolicies.put(name, policy);
+        Set<PodKey> now = new HashSet<>();
+        if (policy != null) {
+            for (PodKey key : localEndpoints) {
+                Pod pod = pods.get(key);
+                if (policy.subject().selects(pod, namespaceOf(key.namespace()))) {
+                    now.add(key);
+                }
+            }
+        }
+        Set<PodKey> before = clusterPolicies.retarget(name, now);
+        replaceClusterPolicyRow(name, policy == null ? null : clusterPolicies.compile(policy));
+        Set<PodKey> touched = new HashSet<>(before);
+        touched.addAll(now);
+        touched.forEach(this::refreshPodRow); // a priority edit changes only their order
+    }
+
+    /** The policy's row again (its nodes peers' addresses may have changed), and its pods' lists. */
+    private void recompileClusterPolicy(String name) {
+        replaceClusterPolicyRow(name, clusterPolicies.compile(clusterPolicies.policy(name)));
+        clusterPolicies.targets(name).forEach(this::refreshPodRow);
+    }
+
+    /** Sets the row, referencing its new sets before and releasing its old ones after, as for NetworkPolicies. */
+    private void replaceClusterPolicyRow(String name, CompiledClusterPolicy row) {
+        CompiledClusterPolicy before = clusterPolicyRows.get(name);
+        Set<PeerSetKey> oldSets = before == null ? Set.of() : before.peerSets();
+        Set<PeerSetKey> newSets = row == null ? Set.of() : row.peerSets();
+        for (PeerSetKey set : newSets) {
+            if (!oldSets.contains(set)) {
+                referenceSet(set);
+            }
+        }
+        if (row == null) {
+            clusterPolicyRows.remove(name);
+        } else {
+            clusterPolicyRows.put(name, row);
+        }
+        for (PeerSetKey set : oldSets) {
+            if (!newSets.contains(set)) {
+                dereferenceSet(set);
+            }
         }
     }
 

@@ -7,7 +7,7 @@ import io.npmagent.dataplane.backend.FakeBackend;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.ClusterEvent;
-import io.npmagent.dataplane.policy.ClusterEventsForTests;
+import io.npmagent.dataplane.policy.ClusterPolicyArbitraries;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
@@ -32,14 +32,14 @@ class BatchQueuePropertyTest {
 
     @Provide
     Arbitrary<List<Step>> steps() {
-        return ClusterEventsForTests.event()
+        return ClusterPolicyArbitraries.eventOfBothKinds()
                 .flatMap(e -> Arbitraries.integers().between(0, 3).map(i -> new Step(e, i == 0)))
                 .list().ofMinSize(1).ofMaxSize(40);
     }
 
     @Provide
     Arbitrary<Set<String>> refused() {
-        return Arbitraries.of("pol0", "pol1", "pol2", "p0", "p3", "set", "addresses").set().ofMaxSize(3);
+        return Arbitraries.of("pol0", "pol1", "pol2", "cnp0", "cnp2", "p0", "p3", "set", "addresses").set().ofMaxSize(3);
     }
 
     @Provide
@@ -80,6 +80,9 @@ class BatchQueuePropertyTest {
     private static String nameOf(Batch.UnitKey unit) {
         if (unit instanceof Batch.UnitKey.Policy p) {
             return p.policy().name();
+        }
+        if (unit instanceof Batch.UnitKey.ClusterPolicy p) {
+            return p.name();
         }
         if (unit instanceof Batch.UnitKey.Pod p) {
             return p.pod().name();

@@ -273,7 +273,7 @@ class BatchQueueTest {
         assertThat(q.failures()).hasSize(1);
         assertThat(failuresMetric()).isEqualTo(1.0);
         assertThat(failingParts()).as("refused now, per kind (the alert's input)")
-                .containsExactlyInAnyOrderEntriesOf(Map.of("addresses", 0.0, "peerset", 0.0, "policy", 1.0, "pod", 0.0));
+                .containsExactlyInAnyOrderEntriesOf(Map.of("addresses", 0.0, "peerset", 0.0, "policy", 1.0, "clusterpolicy", 0.0, "pod", 0.0));
 
         clock.advance(Duration.ofMillis(500));
         assertThat(q.flushNow().changes()).as("not before its retry delay").isZero();

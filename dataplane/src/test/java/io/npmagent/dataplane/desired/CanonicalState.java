@@ -19,10 +19,11 @@ public record CanonicalState(
         Map<IpAddress, Identity> addresses,
         Map<PeerSetKey, Set<Identity>> peerSets,
         Map<PolicyKey, CompiledPolicy> policies,
+        Map<String, CompiledClusterPolicy> clusterPolicies,
         Map<PodKey, Pod> pods) {
 
     /** A local pod with its identity spelled out. */
-    public record Pod(List<IpAddress> ips, Identity identity, List<PolicyKey> ingress, List<PolicyKey> egress) {}
+    public record Pod(List<IpAddress> ips, Identity identity, List<PolicyKey> ingress, List<PolicyKey> egress, TierPolicies tiers) {}
 
     public static CanonicalState of(DesiredState state) {
         Map<IdentityId, Identity> ids = state.identities();
@@ -36,7 +37,7 @@ public record CanonicalState(
         });
         Map<PodKey, Pod> pods = new HashMap<>();
         state.pods().forEach((key, pod) -> pods.put(key,
-                new Pod(pod.ips(), ids.get(pod.identity()), pod.ingressPolicies(), pod.egressPolicies())));
-        return new CanonicalState(new HashSet<>(ids.values()), addresses, sets, state.policies(), pods);
+                new Pod(pod.ips(), ids.get(pod.identity()), pod.ingressPolicies(), pod.egressPolicies(), pod.tiers())));
+        return new CanonicalState(new HashSet<>(ids.values()), addresses, sets, state.policies(), state.clusterPolicies(), pods);
     }
 }

@@ -4,6 +4,8 @@ import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.Protocol;
+import io.npmagent.dataplane.model.Tier;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -12,9 +14,11 @@ import java.util.Optional;
  * evaluator on purpose, so that tests comparing the two catch a mistake in either.
  *
  * <p>For a packet from {@code src} to {@code dst}: the egress side applies when {@code src} is a local
- * pod isolated for egress; it passes when a rule of one of that pod's egress policies has a peer that
- * holds {@code dst} and a port that matches on {@code dst}. The ingress side mirrors it at {@code dst}.
- * Named ports are looked up in the identity of the destination address.
+ * pod. It walks the pod's Admin list (the first ClusterNetworkPolicy rule whose peer holds {@code dst}
+ * and whose port matches on {@code dst} decides: Accept passes, Deny drops, Pass skips the rest of the
+ * list; a name with no row denies); then, if NetworkPolicies isolate it, it passes when a rule of one of
+ * them matches, else drops; then it walks the Baseline list likewise; then it passes. The ingress side
+ * mirrors it at {@code dst}. Named ports are looked up in the identity of the destination address.
  */
 public final class DesiredStateInterpreter {
     private final DesiredState state;
@@ -39,20 +43,46 @@ public final class DesiredStateInterpreter {
         if (pod.isEmpty()) {
             return Outcome.NOT_LOCAL;
         }
-        if (!pod.get().isolated(direction)) {
-            return Outcome.ALLOW;
-        }
         IdentityId peerId = state.addresses().get(peer);
         Identity dstIdentity = identityAt(dst);
-        for (PolicyKey key : pod.get().policies(direction)) {
-            CompiledPolicy policy = state.policies().get(key);
-            for (CompiledRule rule : policy.rules(direction)) {
-                if (peerIn(rule, peer, peerId) && portIn(rule, port, protocol, dstIdentity)) {
-                    return Outcome.ALLOW;
+        Outcome admin = tier(pod.get().tiers().of(Tier.ADMIN, direction), direction, peer, peerId, port, protocol, dstIdentity);
+        if (admin != null) {
+            return admin;
+        }
+        if (pod.get().isolated(direction)) {
+            for (PolicyKey key : pod.get().policies(direction)) {
+                CompiledPolicy policy = state.policies().get(key);
+                for (CompiledRule rule : policy.rules(direction)) {
+                    if (peerIn(rule.anyPeer(), rule.peers(), peer, peerId) && portIn(rule.anyPort(), rule.ports(), port, protocol, dstIdentity)) {
+                        return Outcome.ALLOW;
+                    }
+                }
+            }
+            return Outcome.DENY;
+        }
+        Outcome baseline = tier(pod.get().tiers().of(Tier.BASELINE, direction), direction, peer, peerId, port, protocol, dstIdentity);
+        return baseline != null ? baseline : Outcome.ALLOW;
+    }
+
+    /** One tier's list: the first matching rule's Accept or Deny; null when none decides (none matched, or a Pass). */
+    private Outcome tier(List<String> names, Direction direction, IpAddress peer, IdentityId peerId, int port, Protocol protocol,
+                         Identity dstIdentity) {
+        for (String name : names) {
+            CompiledClusterPolicy policy = state.clusterPolicies().get(name);
+            if (policy == null) {
+                return Outcome.DENY; // not held: fails closed
+            }
+            for (CompiledClusterRule rule : policy.rules(direction)) {
+                if (peerIn(rule.anyPeer(), rule.peers(), peer, peerId) && portIn(rule.anyPort(), rule.ports(), port, protocol, dstIdentity)) {
+                    return switch (rule.action()) {
+                        case ACCEPT -> Outcome.ALLOW;
+                        case DENY -> Outcome.DENY;
+                        case PASS -> null;
+                    };
                 }
             }
         }
-        return Outcome.DENY;
+        return null;
     }
 
     private Identity identityAt(IpAddress ip) {
@@ -60,11 +90,11 @@ public final class DesiredStateInterpreter {
         return id == null ? null : state.identities().get(id);
     }
 
-    private boolean peerIn(CompiledRule rule, IpAddress peer, IdentityId peerId) {
-        if (rule.anyPeer()) {
+    private boolean peerIn(boolean anyPeer, List<PeerSetKey> peers, IpAddress peer, IdentityId peerId) {
+        if (anyPeer) {
             return true;
         }
-        for (PeerSetKey set : rule.peers()) {
+        for (PeerSetKey set : peers) {
             if (set instanceof PeerSetKey.CidrPeers cidr) {
                 if (cidr.cidr().contains(peer) && cidr.except().stream().noneMatch(e -> e.contains(peer))) {
                     return true;
@@ -76,11 +106,11 @@ public final class DesiredStateInterpreter {
         return false;
     }
 
-    private static boolean portIn(CompiledRule rule, int port, Protocol protocol, Identity destination) {
-        if (rule.anyPort()) {
+    private static boolean portIn(boolean anyPort, List<PortMatch> ports, int port, Protocol protocol, Identity destination) {
+        if (anyPort) {
             return true;
         }
-        for (PortMatch m : rule.ports()) {
+        for (PortMatch m : ports) {
             if (m.protocol() != protocol) {
                 continue;
             }

@@ -60,6 +60,27 @@ public final class ClusterPolicyArbitraries {
     }
 
     /**
+     * Events of every kind in random order, ClusterNetworkPolicies (now and then broken, in any way, their
+     * tier too; edited, their priority too, as the names repeat) and Nodes among them: what the compiler's
+     * differential test replays.
+     */
+    public static Arbitrary<List<ClusterEvent>> eventsOfBothKinds() {
+        return eventOfBothKinds().list().ofMinSize(4).ofMaxSize(40);
+    }
+
+    /** One event of {@link #eventsOfBothKinds()}. */
+    public static Arbitrary<ClusterEvent> eventOfBothKinds() {
+        return Arbitraries.frequencyOf(
+                        Tuple.of(16, ClusterArbitraries.event()),
+                        Tuple.of(2, node().map(ClusterEvent.NodeUpserted::new)),
+                        Tuple.of(1, Arbitraries.of(ClusterArbitraries.NODES).map(ClusterEvent.NodeDeleted::new)),
+                        Tuple.of(5, valid().map(ClusterEvent.ClusterPolicyUpserted::new)),
+                        Tuple.of(1, Combinators.combine(valid(), breakage()).as((p, b) -> b.apply(p))
+                                .map(ClusterEvent.ClusterPolicyUpserted::new)),
+                        Tuple.of(1, Arbitraries.of(NAMES).map(ClusterEvent.ClusterPolicyDeleted::new)));
+    }
+
+    /**
      * A cluster: the base events, a few more pods (so that most clusters have some to select), then nodes
      * and (mostly valid) ClusterNetworkPolicies.
      */

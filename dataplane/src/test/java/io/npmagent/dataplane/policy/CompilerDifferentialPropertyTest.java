@@ -7,6 +7,7 @@ import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.desired.DesiredState;
 import io.npmagent.dataplane.desired.DesiredStateInterpreter;
 import io.npmagent.dataplane.desired.DesiredStateInterpreter.Outcome;
+import io.npmagent.dataplane.eval.Decision;
 import io.npmagent.dataplane.eval.Endpoint;
 import io.npmagent.dataplane.eval.ReferenceEvaluator;
 import io.npmagent.dataplane.eval.Verdict;
@@ -25,7 +26,8 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.statistics.Statistics;
 
 /**
- * The compiler against the reference evaluator, on random clusters built event by event.
+ * The compiler against the reference evaluator, on random clusters built event by event, NetworkPolicies
+ * and ClusterNetworkPolicies (and the Nodes their peers name) together.
  *
  * <p>For every prefix of a random event sequence:
  * <ol>
@@ -42,10 +44,10 @@ class CompilerDifferentialPropertyTest {
 
     @Provide
     Arbitrary<List<ClusterEvent>> events() {
-        return ClusterArbitraries.events();
+        return ClusterPolicyArbitraries.eventsOfBothKinds();
     }
 
-    @Property(tries = 1000)
+    @Property(tries = 600)
     void compilingEventByEventAgreesWithFromScratchAndWithTheEvaluator(@ForAll("events") List<ClusterEvent> events) {
         PolicyCompiler everyPodLocal = new PolicyCompiler(null);
         PolicyCompiler nodeOne = new PolicyCompiler("node-1");
@@ -70,6 +72,7 @@ class CompilerDifferentialPropertyTest {
         DesiredStateInterpreter whole = new DesiredStateInterpreter(everyPodLocal.snapshot());
         DesiredStateInterpreter oneNode = new DesiredStateInterpreter(nodeOne.snapshot());
         int denied = 0;
+        int byTier = 0;
         int probes = 0;
         for (IpAddress src : addresses(cluster)) {
             for (IpAddress dst : addresses(cluster)) {
@@ -85,11 +88,15 @@ class CompilerDifferentialPropertyTest {
                         checkSide(oneNode, v, v.egress(), src, dst, port, protocol, cluster);
                         checkSide(oneNode, v, v.ingress(), src, dst, port, protocol, cluster);
                         denied += v.allowed() ? 0 : 1;
+                        byTier += v.egress().decision() instanceof Decision.ByClusterRule
+                                || v.ingress().decision() instanceof Decision.ByClusterRule ? 1 : 0;
                         probes++;
                     }
                 }
             }
         }
+        Statistics.label("share of probes a ClusterNetworkPolicy rule decided")
+                .collect(probes == 0 ? "no probes" : byTier == 0 ? "none" : byTier * 2 < probes ? "some" : "most");
         Statistics.label("share of probes denied").collect(probes == 0 ? "no probes" : denied == 0 ? "none" : denied * 2 < probes ? "some" : "most");
     }
 
@@ -130,11 +137,8 @@ class CompilerDifferentialPropertyTest {
         assertThat(CanonicalState.of(compiler.snapshot())).isEqualTo(CanonicalState.of(PolicyCompiler.compile(b, null)));
     }
 
-    /** Every address a pod lists, plus a few no pod has. */
+    /** Every address a pod or node has, plus a few nothing has. */
     private static Set<IpAddress> addresses(ClusterState cluster) {
-        Set<IpAddress> out = new TreeSet<>();
-        cluster.pods().values().forEach(p -> out.addAll(p.ips()));
-        ClusterArbitraries.EXTERNAL.forEach(ip -> out.add(IpAddress.parse(ip)));
-        return out;
+        return ClusterPolicyArbitraries.probeAddresses(cluster);
     }
 }
