@@ -19,7 +19,6 @@ import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
-import io.npmagent.dataplane.policy.ClusterEventsForTests;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.HashMap;
@@ -54,7 +53,7 @@ class InMemoryBackendPropertyTest {
         Arbitrary<Integer> refuseAt = Arbitraries.frequencyOf(
                 net.jqwik.api.Tuple.of(1, Arbitraries.just(-1)),
                 net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, 24)));
-        return Combinators.combine(ClusterEventsForTests.event(), refuseAt).as(Step::new).list().ofMinSize(4).ofMaxSize(30);
+        return Combinators.combine(io.npmagent.dataplane.policy.ClusterPolicyArbitraries.eventOfBothKinds(), refuseAt).as(Step::new).list().ofMinSize(4).ofMaxSize(30);
     }
 
     @Property(tries = 300)

@@ -44,6 +44,17 @@ class IncrementalRenderPropertyTest {
         }
     }
 
+    @Provide
+    Arbitrary<List<ClusterEvent>> eventsOfBothKinds() {
+        return io.npmagent.dataplane.policy.ClusterPolicyArbitraries.eventsOfBothKinds();
+    }
+
+    /** As below, with ClusterNetworkPolicies (walked pods are redone whole) and Nodes among the events. */
+    @Property(tries = 300)
+    void anIncrementalRenderWithTiersEqualsOneFromScratch(@ForAll("eventsOfBothKinds") List<ClusterEvent> events) {
+        anIncrementalRenderEqualsOneFromScratch(events);
+    }
+
     @Property(tries = 500)
     void anIncrementalRenderEqualsOneFromScratch(@ForAll("events") List<ClusterEvent> events) {
         PolicyCompiler compiler = new PolicyCompiler(null);
