@@ -177,7 +177,17 @@ public final class TierStates {
             for (int t = 0; t < 4; t++) {
                 tiers.add(r.nextInt(3) == 0 ? List.of() : pick(r, names, r.nextInt(4)));
             }
-            LocalPod pod = pod(i, addresses.get(PODS[i]), sorted(pick(r, policyKeys, r.nextInt(3))), sorted(pick(r, policyKeys, r.nextInt(3))),
+            List<List<PolicyKey>> isolating = new ArrayList<>();
+            for (Direction d : Direction.values()) {
+                // as the compiler lists them: policies isolating the direction; now and then one not held (fail closed)
+                List<PolicyKey> candidates = new ArrayList<>(policies.values().stream().filter(p -> p.isolates(d)).map(CompiledPolicy::key).toList());
+                List<PolicyKey> chosen = new ArrayList<>(pick(r, candidates, r.nextInt(3)));
+                if (r.nextInt(8) == 0) {
+                    chosen.add(policyKeys.get(3));
+                }
+                isolating.add(sorted(chosen));
+            }
+            LocalPod pod = pod(i, addresses.get(PODS[i]), isolating.get(0), isolating.get(1),
                     r.nextInt(4) == 0 ? TierPolicies.NONE : new TierPolicies(tiers.get(0), tiers.get(1), tiers.get(2), tiers.get(3)));
             pods.put(pod.key(), pod);
         }
