@@ -515,12 +515,14 @@ public final class BpfModel {
                 ofPolicies.forEach(e -> now.put(e, PolicyMap.ALLOW));
                 continue;
             }
+            Map<Integer, Cidr> atomOfNumber = new HashMap<>();
+            atomIds.forEach((atom, number) -> atomOfNumber.put(number, atom));
             TierWalk.Verdicts any = walk(pod, d, null, null, null).verdicts();
             judged[dir] = any.other() == PolicyMap.ALLOW ? Judged.MISS_ALLOWED : Judged.MISS_DENIED;
             any.entries(endpoint, dir, ANY, TierWalk.Verdicts.constant(any.other()), now);
             for (int cls : walkedClasses(pod, d)) {
                 IdentityId id = identityOfClass.get(cls);
-                Cidr atom = id != null ? atomOfClass.get(cls) : atomOfId(cls);
+                Cidr atom = id != null ? atomOfClass.get(cls) : atomOfNumber.get(cls);
                 walk(pod, d, id, atom, cls).verdicts().entries(endpoint, dir, cls, any, now);
             }
         }
@@ -529,16 +531,6 @@ public final class BpfModel {
         entries.putAll(now);
         touched.addAll(now.keySet());
         return touched;
-    }
-
-    /** The atom whose own number (from {@link #ATOM_BASE}) {@code cls} is, or null. */
-    private Cidr atomOfId(int cls) {
-        for (Map.Entry<Cidr, Integer> e : atomIds.entrySet()) {
-            if (e.getValue() == cls) {
-                return e.getKey();
-            }
-        }
-        return null;
     }
 
     /**
