@@ -236,4 +236,38 @@ class TierPacketKernelTest {
             }
         }
     }
+
+    /**
+     * kube-proxy with {@code --masquerade-all}: at b's interface every Service connection comes from the
+     * node's address, which tc always admits; the forward hook judges the first packet on its source before
+     * SNAT, by b's tier verdicts: an Admin Deny of a blocks a through the Service, c (a miss, allowed) passes.
+     */
+    @Test
+    void masqueradedServiceTrafficMeetsTiersOnItsSource() {
+        KernelTestSupport.require("iptables", "ip6tables");
+        IpAddress[] service = {IpAddress.parse("10.96.0.52"), IpAddress.parse("fd00:10:96::52")};
+        for (int i = 0; i < 2; i++) {
+            String tool = i == 0 ? "iptables" : "ip6tables";
+            net.node().must(tool, "-t", "nat", "-A", "PREROUTING", "-d", service[i].toString(), "-p", "tcp", "--dport",
+                    Integer.toString(PodNetwork.PORT), "-j", "DNAT", "--to-destination",
+                    (i == 0 ? net.address("b", false).toString() : "[" + net.address("b", true) + "]") + ":" + PodNetwork.PORT);
+            net.node().must(tool, "-t", "nat", "-A", "POSTROUTING", "-m", "conntrack", "--ctstate", "DNAT", "-j", "MASQUERADE");
+        }
+        try {
+            apply(Map.of("b", admin(Direction.INGRESS, "b-not-from-a")), false, ingress("b-not-from-a", rule(RuleAction.DENY, SET_A)));
+            for (IpAddress s : service) {
+                assertThat(net.connectsTo("a", s)).as("a -> %s: denied on its source, though the node's address reaches b", s).isFalse();
+                assertThat(net.connectsTo("c", s)).as("c -> %s: no rule names c, a miss is allowed", s).isTrue();
+            }
+            apply(Map.of(), false);
+            for (IpAddress s : service) {
+                assertThat(net.connectsTo("a", s)).as("a -> %s: policy removed", s).isTrue();
+            }
+        } finally {
+            for (String tool : new String[] {"iptables", "ip6tables"}) {
+                net.node().run(tool, "-t", "nat", "-F", "PREROUTING");
+                net.node().run(tool, "-t", "nat", "-F", "POSTROUTING");
+            }
+        }
+    }
 }

@@ -90,6 +90,12 @@ class IncrementalRenderPropertyTest {
         }
     }
 
+    @Property(tries = 200)
+    void aBatchWithTiersTakenBackAndGivenAgainRendersAsOneFromScratch(@ForAll("eventsOfBothKinds") List<ClusterEvent> events,
+            @ForAll List<Boolean> takenBack) {
+        aBatchTakenBackAndGivenAgainRendersAsOneFromScratch(events, takenBack);
+    }
+
     /** A batch the backend took back (its write refused) and was given again: rendered, inverted, applied again. */
     @Property(tries = 500)
     void aBatchTakenBackAndGivenAgainRendersAsOneFromScratch(@ForAll("events") List<ClusterEvent> events,
