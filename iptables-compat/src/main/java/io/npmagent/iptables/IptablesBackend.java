@@ -44,12 +44,14 @@ import java.util.TreeSet;
  */
 public final class IptablesBackend extends NetfilterBackend {
     /**
-     * @param markBit  the one packet-mark bit the agent uses (never kube-proxy's 0x4000 or 0x8000)
+     * @param markBit  the packet-mark bit for "admitted" and "accepted" (never kube-proxy's 0x4000 or 0x8000)
+     * @param passBit  the packet-mark bit for a ClusterNetworkPolicy's Pass (likewise; the nft backend uses
+     *                 the default's)
      * @param lockWait how long a restore waits for the xtables lock
      * @param timeout  how long any one process may run
      */
-    public record Settings(int markBit, Duration lockWait, Duration timeout) {
-        public static final Settings DEFAULTS = new Settings(0x20000, Duration.ofSeconds(10), Duration.ofSeconds(120));
+    public record Settings(int markBit, int passBit, Duration lockWait, Duration timeout) {
+        public static final Settings DEFAULTS = new Settings(0x20000, 0x40000, Duration.ofSeconds(10), Duration.ofSeconds(120));
     }
 
     private final IptablesVariant variant;
@@ -64,7 +66,7 @@ public final class IptablesBackend extends NetfilterBackend {
         this.variant = variant;
         this.runner = runner;
         this.settings = settings;
-        this.rules = new IptablesRules(settings.markBit());
+        this.rules = new IptablesRules(settings.markBit(), settings.passBit());
         for (Family f : Family.values()) {
             chains.put(f, new ChainTable());
         }
@@ -221,6 +223,9 @@ public final class IptablesBackend extends NetfilterBackend {
         }
         if (id instanceof ChainId.PodChain p) {
             return List.of("pod", p.pod(), p.direction());
+        }
+        if (id instanceof ChainId.ClusterPolicyChain p) {
+            return List.of("clusterpolicy", p.policy(), p.direction());
         }
         return List.of("dispatch", ((ChainId.Dispatch) id).direction());
     }

@@ -17,6 +17,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.npmagent.dataplane.backend.BackendException;
 import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.desired.DesiredDelta;
+import io.npmagent.dataplane.desired.DesiredState;
+import io.npmagent.dataplane.desired.TierPolicies;
+import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.exec.CommandResult;
 import io.npmagent.dataplane.exec.CommandRunner;
 import io.npmagent.dataplane.metrics.Metrics;
@@ -28,13 +31,18 @@ import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.Protocol;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.npmagent.iptables.detect.IptablesVariant;
+import io.npmagent.iptables.model.ChainId;
 import io.npmagent.iptables.model.Family;
+import io.npmagent.iptables.model.Names;
+import io.npmagent.iptables.render.IptablesRules;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -328,6 +336,136 @@ public abstract class IptablesBackendContract {
         assertThat(save()).doesNotContain("NPM-").doesNotContain("npm:");
         assertThat(sets()).doesNotContain("npm-");
         assertThat(b.status().rules()).isZero();
+    }
+
+    // ---- ClusterNetworkPolicy tiers -------------------------------------------------------------------
+
+    /** What was last applied with tiers laid over the compiler's state (null: no tiers yet). */
+    DesiredState tiered;
+
+    /** Applies the difference between what the backend holds and the compiler's state with {@code overlay}. */
+    void applyTiers(IptablesBackend b, TierOverlay overlay) {
+        b.apply(tiersBatch(overlay));
+    }
+
+    Batch tiersBatch(TierOverlay overlay) {
+        DesiredState next = overlay.over(compiler.snapshot());
+        Batch batch = new Batch(StateDiff.between(tiered != null ? tiered : compiler.snapshot(), next));
+        tiered = next;
+        return batch;
+    }
+
+    static String podChain(String pod, Direction d) {
+        return Names.chain(new ChainId.PodChain(PodKey.parse(pod), d, Family.IPV4));
+    }
+
+    static String cnpChain(String name, Direction d) {
+        return Names.chain(new ChainId.ClusterPolicyChain(name, d, Family.IPV4));
+    }
+
+    /** The descriptions in the comments of a chain's rules in one family, in order; empty if there is no such chain. */
+    List<String> comments(Family f, String chain) {
+        Pattern rule = Pattern.compile("^-A " + Pattern.quote(chain) + " .*--comment \"?npm:[a-z2-7]{16} ?([^\"]*)\"?");
+        List<String> out = new java.util.ArrayList<>();
+        for (String l : must(List.of(variant().save(f), "-t", "filter"), "").lines().toList()) {
+            Matcher m = rule.matcher(l);
+            if (m.find()) {
+                out.add(m.group(1));
+            }
+        }
+        return out;
+    }
+
+    boolean chainExists(Family f, String chain) {
+        return must(List.of(variant().save(f), "-t", "filter"), "").lines().anyMatch(l -> l.startsWith(":" + chain + " "));
+    }
+
+    @Test
+    void tiersAreTriedInOrderAroundNetworkPolicy() {
+        IptablesBackend b = applied();
+        applyTiers(b, TierFixtures.overlay());
+
+        assertThat(comments(Family.IPV4, podChain("x/web", Direction.INGRESS))).as("web: Admin, then its NetworkPolicy, final").containsExactly(
+                "start", "admin adm-first", "accepted", "admin adm-second", "accepted", "end of admin tier",
+                "policy x/web", "admitted", "drop: x/web isolated for ingress");
+        assertThat(comments(Family.IPV4, podChain("x/api", Direction.INGRESS))).as("api: Admin, then Baseline, then allow").containsExactly(
+                "start", "admin " + IptablesRules.describe(TierFixtures.EVIL), "accepted", "admin adm-second", "accepted", "end of admin tier",
+                "baseline base", "baseline accept or pass: allowed");
+        assertThat(comments(Family.IPV4, podChain("x/api", Direction.EGRESS))).as("api egress: NetworkPolicy isolates, Baseline never reached")
+                .containsExactly("start", "policy x/api-egress", "admitted", "drop: x/api isolated for egress");
+        assertThat(comments(Family.IPV4, cnpChain("adm-first", Direction.INGRESS)))
+                .containsExactly("cnp adm-first ingress[0] pass", "cnp adm-first ingress[1] deny");
+        assertThat(comments(Family.IPV6, cnpChain("adm-first", Direction.INGRESS))).as("an IPv4 network matches nothing in IPv6")
+                .containsExactly("cnp adm-first ingress[1] deny");
+        assertThat(chainExists(Family.IPV4, cnpChain("base", Direction.EGRESS))).as("no pod reaches base's egress").isFalse();
+        assertThat(save()).contains("-j MARK --set-xmark 0x0/0x60000", "-m mark --mark 0x0/0x40000 -j " + cnpChain("adm-second", Direction.INGRESS))
+                .doesNotContain("$(", "\u2603", "delete table");
+        assertThat(sets()).as("no pod reaches base's egress, nor its network's set").doesNotContain("198.51.100.0/24");
+        assertThat(b.reconcile()).as("the kernel took it as written").isZero();
+    }
+
+    @Test
+    void aPriorityEditRewritesOnlyPodChainsAndARuleEditOnlyThePolicysChain() {
+        IptablesBackend b = applied();
+        TierOverlay overlay = TierFixtures.overlay();
+        applyTiers(b, overlay);
+        String before = save();
+        applyTiers(b, overlay.tiers(TierFixtures.WEB, new TierPolicies(List.of("adm-second", "adm-first"), List.of(), List.of("base"), List.of())));
+        String reordered = save();
+        assertThat(changedChains(before, reordered)).containsExactly(podChain("x/web", Direction.INGRESS));
+        assertThat(comments(Family.IPV4, podChain("x/web", Direction.INGRESS))).startsWith("start", "admin adm-second", "accepted", "admin adm-first");
+
+        applyTiers(b, overlay.policy("adm-second", List.of(TierOverlay.rule(0, io.npmagent.dataplane.tier.RuleAction.ACCEPT, List.of(),
+                TierOverlay.tcp(23))), List.of()));
+        assertThat(changedChains(reordered, save())).containsExactly(cnpChain("adm-second", Direction.INGRESS));
+        assertThat(save()).contains("--dport 23").doesNotContain("--dport 22 ");
+        assertThat(b.reconcile()).isZero();
+    }
+
+    @Test
+    void aClusterPolicyNotHeldFailsClosedAtItsPlaceUntilItLands() {
+        IptablesBackend b = applied();
+        TierOverlay overlay = TierFixtures.overlay()
+                .tiers(TierFixtures.WEB, new TierPolicies(List.of("adm-first", "late", "adm-second"), List.of(), List.of(), List.of()));
+        Batch batch = tiersBatch(overlay.policy("late", List.of(TierOverlay.rule(0, io.npmagent.dataplane.tier.RuleAction.DENY,
+                List.of(TierFixtures.cidr("203.0.113.0/24")), List.of())), List.of()));
+        // Part by part, as the queue retries a refused batch: "late"'s own part is refused.
+        refuseRulesWith = "cnp late ";
+        for (Batch.Unit u : batch.units()) {
+            try {
+                b.apply(u.batch());
+            } catch (BackendException e) {
+                assertThat(u.key()).isEqualTo(new Batch.UnitKey.ClusterPolicy("late"));
+            }
+        }
+        assertThat(comments(Family.IPV4, podChain("x/web", Direction.INGRESS))).as("what reaches late's place is dropped").containsExactly(
+                "start", "admin adm-first", "accepted", "admin policy not held: fail closed", "end of admin tier",
+                "policy x/web", "admitted", "drop: x/web isolated for ingress");
+        assertThat(b.reconcile()).isZero();
+
+        refuseRulesWith = null;
+        b.apply(new Batch(StateDiff.between(overlay.remove("late").over(compiler.snapshot()), tiered)));
+        assertThat(comments(Family.IPV4, podChain("x/web", Direction.INGRESS))).containsExactly(
+                "start", "admin adm-first", "accepted", "admin late", "accepted", "admin adm-second", "accepted", "end of admin tier",
+                "policy x/web", "admitted", "drop: x/web isolated for ingress");
+        assertThat(b.reconcile()).isZero();
+    }
+
+    @Test
+    void aRestartedAgentAdoptsTiersAndUninstallLeavesNothingOfThem() {
+        IptablesBackend b = applied();
+        applyTiers(b, TierFixtures.overlay());
+        String rules = save();
+        int calls = tap.calls().size();
+
+        IptablesBackend restarted = backend();
+        restarted.apply(new Batch(DesiredDelta.of(tiered)));
+        assertThat(restoresSince(calls)).as("nothing flushed, nothing written").isEmpty();
+        assertThat(save()).isEqualTo(rules);
+
+        restarted.uninstall();
+        assertThat(save()).doesNotContain("NPM-").doesNotContain("npm:");
+        assertThat(sets()).doesNotContain("npm-");
     }
 
     /** Chains whose rules differ between two saves. */

@@ -26,6 +26,7 @@ import io.npmagent.dataplane.model.Protocol;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.npmagent.iptables.detect.IptablesVariant;
 import io.npmagent.dataplane.exec.CommandRunner;
+import io.npmagent.iptables.model.Family;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -108,5 +109,18 @@ class IptablesBackendTest extends IptablesBackendContract {
                 assertThat(line.chars().filter(c -> c == '"').count()).as("quotes in %s", line).isIn(0L, 2L);
             }
         }
+    }
+
+    /** The tiers over the contract's cluster: sets, then each family's chains (pod chains and ClusterNetworkPolicy chains). */
+    @Test
+    void tiersAreWrittenAsGolden() {
+        IptablesBackend b = applied();
+        int from = tap.calls().size();
+        applyTiers(b, TierFixtures.overlay());
+        List<TapRunner.Call> written = restoresSince(from);
+        assertThat(written).extracting(c -> c.argv().get(0)).containsExactly("ipset", variant().restore(Family.IPV4), variant().restore(Family.IPV6));
+        Golden.assertMatches("iptables/tiers.ipset", written.get(0).stdin());
+        Golden.assertMatches("iptables/tiers-v4.restore", written.get(1).stdin());
+        Golden.assertMatches("iptables/tiers-v6.restore", written.get(2).stdin());
     }
 }

@@ -11,7 +11,15 @@ public sealed interface ChainId {
     /** A policy's rules for one direction: marks (iptables) or accepts (nft) what it admits. */
     record PolicyChain(PolicyKey policy, Direction direction, Family family) implements ChainId {}
 
-    /** A local pod's verdict for one direction: its policies in turn, then drop. */
+    /**
+     * A ClusterNetworkPolicy's rules for one direction, first match deciding: what a rule matches is
+     * accepted (this side allows), dropped, or passed on (marked for the pod chain to skip the rest of
+     * the tier). Whichever tier it is in: the pod chain says what a Pass means there.
+     * {@code policy} is the policy's name: untrusted, only ever hashed into a kernel name.
+     */
+    record ClusterPolicyChain(String policy, Direction direction, Family family) implements ChainId {}
+
+    /** A local pod's verdict for one direction: its Admin tier, its NetworkPolicies or its Baseline tier, then drop or allow. */
     record PodChain(PodKey pod, Direction direction, Family family) implements ChainId {}
 
     /** Sends each local isolated pod's packets of one direction to its pod chain. */

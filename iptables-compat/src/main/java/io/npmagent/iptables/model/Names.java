@@ -32,9 +32,21 @@ public final class Names {
             String kind = p.direction() == Direction.INGRESS ? "NPM-PI-" : "NPM-PE-";
             return kind + hash("policy:" + qualified(p.policy().namespace(), p.policy().name()), 16).toUpperCase(Locale.ROOT);
         }
+        if (id instanceof ChainId.ClusterPolicyChain p) {
+            String kind = p.direction() == Direction.INGRESS ? "NPM-CI-" : "NPM-CE-";
+            return kind + clusterPolicyHash(p.policy()).toUpperCase(Locale.ROOT);
+        }
         ChainId.PodChain c = (ChainId.PodChain) id;
         String kind = c.direction() == Direction.INGRESS ? "NPM-I-" : "NPM-E-";
         return kind + hash("pod:" + qualified(c.pod().namespace(), c.pod().name()), 16).toUpperCase(Locale.ROOT);
+    }
+
+    /**
+     * A ClusterNetworkPolicy's name as 16 hash characters. Its own prefix in the hashed text, so it never
+     * equals a NetworkPolicy's or a pod's hash (cluster-scoped names have no namespace to tell them apart).
+     */
+    public static String clusterPolicyHash(String name) {
+        return hash("clusterpolicy:" + name, 16);
     }
 
     /** {@code namespace/name} with the namespace's length first, so no two pairs spell the same text. */

@@ -1,6 +1,8 @@
 package io.npmagent.iptables.model;
 
 import io.npmagent.dataplane.desired.Change;
+import io.npmagent.dataplane.desired.CompiledClusterPolicy;
+import io.npmagent.dataplane.desired.CompiledClusterRule;
 import io.npmagent.dataplane.desired.CompiledPolicy;
 import io.npmagent.dataplane.desired.CompiledRule;
 import io.npmagent.dataplane.desired.DesiredDelta;
@@ -15,6 +17,8 @@ import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.dataplane.model.Tier;
+import io.npmagent.dataplane.tier.RuleAction;
 import io.npmagent.dataplane.util.Multimaps;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -43,7 +47,14 @@ import java.util.function.Consumer;
  *
  * <p><b>Fail closed.</b> A pod's chain jumps only to policies the model holds: a policy whose batch
  * was refused is missing, and the pod stays isolated without its allows until it lands (its chain is
- * re-rendered then).
+ * re-rendered then). A ClusterNetworkPolicy the model does not hold denies whatever reaches its place
+ * in the pod's tier list ({@link #steps}).
+ *
+ * <p><b>Tiers.</b> A pod chain exists for each direction that is judged ({@link LocalPod#judged}):
+ * NetworkPolicy isolates it or a ClusterNetworkPolicy has a say. It consults, in order, the pod's Admin
+ * tier, then its NetworkPolicies (if they isolate it: final), else its Baseline tier ({@link PodSteps}).
+ * A ClusterNetworkPolicy has one chain per direction and family, shared by every pod that lists it in
+ * either tier, which exists (like a NetworkPolicy's) while a pod chain may jump to it.
  *
  * <p>Not thread-safe: the backend's single flush thread owns it.
  */
@@ -57,10 +68,13 @@ public final class NetfilterModel {
     private final Map<PolicyKey, CompiledPolicy> policies = new HashMap<>();
     private final Map<PodKey, LocalPod> pods = new HashMap<>();
     private final Map<PolicyKey, Set<PodKey>> podsListing = new HashMap<>();
-    /** Pod chains jumping to each policy chain: the policy chain exists while this is positive. */
-    private final Map<ChainId.PolicyChain, Integer> jumps = new HashMap<>();
+    private final Map<String, CompiledClusterPolicy> clusterPolicies = new HashMap<>();
+    /** The pods whose tier lists name each ClusterNetworkPolicy (held or not). */
+    private final Map<String, Set<PodKey>> podsListingCluster = new HashMap<>();
+    /** Pod chains jumping to each policy chain (of either kind): the policy chain exists while this is positive. */
+    private final Map<ChainId, Integer> jumps = new HashMap<>();
     /** The sets each existing policy chain's rules name, as last counted in {@link #setRefs}. */
-    private final Map<ChainId.PolicyChain, Set<SetId>> setsNamed = new HashMap<>();
+    private final Map<ChainId, Set<SetId>> setsNamed = new HashMap<>();
     /** Existing policy chains naming each set: the set exists while this is positive. */
     private final Map<SetId, Integer> setRefs = new HashMap<>();
 
@@ -118,6 +132,7 @@ public final class NetfilterModel {
         delta.addresses().forEach(this::addressChanged);
         delta.members().forEach(this::memberChanged);
         delta.policies().forEach(this::policyChanged);
+        delta.clusterPolicies().forEach(this::clusterPolicyChanged);
         delta.pods().forEach(this::podChanged);
 
         touched.forEach(id -> diff(before.get(id), contribution(id)));
@@ -187,10 +202,33 @@ public final class NetfilterModel {
         }
     }
 
+    /**
+     * A ClusterNetworkPolicy that appears, changes or goes: its chains are re-rendered, and the chains of
+     * the pods that list it (whether it is held decides between a jump and a fail-closed drop).
+     */
+    private void clusterPolicyChanged(String name, Change<CompiledClusterPolicy> c) {
+        if (c.isRemoval()) {
+            clusterPolicies.remove(name);
+        } else {
+            clusterPolicies.put(name, c.after());
+        }
+        for (Direction d : Direction.values()) {
+            for (Family f : Family.values()) {
+                ChainId.ClusterPolicyChain chain = new ChainId.ClusterPolicyChain(name, d, f);
+                chainsChanged.add(chain);
+                countSets(chain);
+            }
+        }
+        for (PodKey pod : podsListingCluster.getOrDefault(name, Set.of())) {
+            markPod(pod);
+        }
+    }
+
     private void podChanged(PodKey key, Change<LocalPod> c) {
         if (c.before() != null) {
             for (Direction d : Direction.values()) {
                 c.before().policies(d).forEach(p -> Multimaps.remove(podsListing, p, key));
+                tierNames(c.before(), d).forEach(n -> Multimaps.remove(podsListingCluster, n, key));
             }
         }
         if (c.isRemoval()) {
@@ -199,6 +237,7 @@ public final class NetfilterModel {
             pods.put(key, c.after());
             for (Direction d : Direction.values()) {
                 c.after().policies(d).forEach(p -> Multimaps.add(podsListing, p, key));
+                tierNames(c.after(), d).forEach(n -> Multimaps.add(podsListingCluster, n, key));
             }
         }
         countJumps(jumpsOf(c.before()), jumpsOf(c.after()));
@@ -210,13 +249,29 @@ public final class NetfilterModel {
         }
     }
 
-    /** The policy chains a pod's chains jump to (none for a pod that is gone or not isolated). */
-    private static Set<ChainId.PolicyChain> jumpsOf(LocalPod pod) {
-        Set<ChainId.PolicyChain> out = new HashSet<>();
+    /** Every ClusterNetworkPolicy name a pod lists for a direction, in either tier. */
+    private static List<String> tierNames(LocalPod pod, Direction d) {
+        List<String> out = new ArrayList<>(pod.tiers().of(Tier.ADMIN, d));
+        out.addAll(pod.tiers().of(Tier.BASELINE, d));
+        return out;
+    }
+
+    /**
+     * The policy chains a pod's chains may jump to (none for a pod that is gone or not judged): its
+     * NetworkPolicies', its Admin tier's, and its Baseline tier's unless NetworkPolicy isolates it (then
+     * Baseline is never reached). Counted from the pod's row alone: a policy listed after one that is not
+     * held keeps its chain though the fail-closed drop before it means no packet gets there for now.
+     */
+    private static Set<ChainId> jumpsOf(LocalPod pod) {
+        Set<ChainId> out = new HashSet<>();
         for (Direction d : Direction.values()) {
             for (Family f : Family.values()) {
                 if (hasChain(pod, d, f)) {
                     pod.policies(d).forEach(policy -> out.add(new ChainId.PolicyChain(policy, d, f)));
+                    pod.tiers().of(Tier.ADMIN, d).forEach(name -> out.add(new ChainId.ClusterPolicyChain(name, d, f)));
+                    if (!pod.isolated(d)) {
+                        pod.tiers().of(Tier.BASELINE, d).forEach(name -> out.add(new ChainId.ClusterPolicyChain(name, d, f)));
+                    }
                 }
             }
         }
@@ -224,18 +279,18 @@ public final class NetfilterModel {
     }
 
     /** A policy chain that gains its first jump or loses its last one appears or goes, and with it the sets its rules name. */
-    private void countJumps(Set<ChainId.PolicyChain> was, Set<ChainId.PolicyChain> now) {
+    private void countJumps(Set<ChainId> was, Set<ChainId> now) {
         recount(jumps, was, now, chain -> {
             chainsChanged.add(chain);
             countSets(chain);
         });
     }
 
-    /** Brings {@link #setRefs} up to date with what {@code chain}'s rules name now (nothing if it does not exist). */
-    private void countSets(ChainId.PolicyChain chain) {
+    /** Brings {@link #setRefs} up to date with what a policy chain's rules name now (nothing if it does not exist). */
+    private void countSets(ChainId chain) {
         Set<SetId> now = new HashSet<>();
         if (exists(chain)) {
-            for (RuleSpec rule : rules(chain)) {
+            for (RuleSpec rule : specs(chain)) {
                 if (rule.peers() != null) {
                     now.add(rule.peers());
                 }
@@ -466,13 +521,29 @@ public final class NetfilterModel {
             CompiledPolicy policy = policies.get(p.policy());
             return policy != null && policy.isolates(p.direction()) && jumps.containsKey(p);
         }
+        if (chain instanceof ChainId.ClusterPolicyChain p) {
+            return hasRules(p.policy(), p.direction()) && jumps.containsKey(p);
+        }
         ChainId.PodChain c = (ChainId.PodChain) chain;
         return hasChain(pods.get(c.pod()), c.direction(), c.family());
     }
 
-    /** Whether the pod has a chain for the direction and family: isolated for it, with an address in it. */
+    /** Whether the pod has a chain for the direction and family: judged for it, with an address in it. */
     private static boolean hasChain(LocalPod pod, Direction d, Family f) {
-        return pod != null && pod.isolated(d) && pod.ips().stream().anyMatch(ip -> Family.of(ip) == f);
+        return pod != null && pod.judged(d) && pod.ips().stream().anyMatch(ip -> Family.of(ip) == f);
+    }
+
+    /** Whether the model holds the ClusterNetworkPolicy and it has rules for the direction. */
+    private boolean hasRules(String clusterPolicy, Direction d) {
+        CompiledClusterPolicy policy = clusterPolicies.get(clusterPolicy);
+        return policy != null && !policy.rules(d).isEmpty();
+    }
+
+    private List<RuleSpec> specs(ChainId chain) {
+        if (chain instanceof ChainId.ClusterPolicyChain c) {
+            return rules(c);
+        }
+        return rules((ChainId.PolicyChain) chain);
     }
 
     /** A policy chain's rules, one per (peer, port), in rule order; empty admits nothing. */
@@ -483,32 +554,93 @@ public final class NetfilterModel {
             return out;
         }
         for (CompiledRule r : policy.rules(chain.direction())) {
-            List<SetId> peers = new ArrayList<>();
-            if (r.anyPeer()) {
-                peers.add(null);
-            } else {
-                for (PeerSetKey k : r.peers()) {
-                    if (k instanceof PeerSetKey.SelectorPeers s) {
-                        peers.add(new SetId.Selector(s, chain.family()));
-                    } else if (k instanceof PeerSetKey.CidrPeers c && Family.of(c.cidr()) == chain.family()) {
-                        peers.add(new SetId.Cidr(c, chain.family()));
-                    }
-                    // An ipBlock of the other family admits nothing in this one.
-                }
-            }
-            List<PortMatch> ports = new ArrayList<>();
-            if (r.anyPort()) {
-                ports.add(null);
-            } else {
-                ports.addAll(r.ports());
-            }
-            for (SetId peer : peers) {
-                for (PortMatch port : ports) {
-                    out.add(new RuleSpec(r.index(), peer, port));
+            expand(out, r.index(), RuleAction.ACCEPT, r.anyPeer(), r.peers(), r.anyPort(), r.ports(), chain.family());
+        }
+        return out;
+    }
+
+    /**
+     * A ClusterNetworkPolicy chain's rules, one per (peer, port), in rule order, each with its rule's
+     * action: the first that matches decides. Empty matches nothing (the packet goes on in the pod chain).
+     */
+    public List<RuleSpec> rules(ChainId.ClusterPolicyChain chain) {
+        CompiledClusterPolicy policy = clusterPolicies.get(chain.policy());
+        List<RuleSpec> out = new ArrayList<>();
+        if (policy == null) {
+            return out;
+        }
+        for (CompiledClusterRule r : policy.rules(chain.direction())) {
+            expand(out, r.index(), r.action(), r.anyPeer(), r.peers(), r.anyPort(), r.ports(), chain.family());
+        }
+        return out;
+    }
+
+    /** One compiled rule as specs in {@code family}: an ipBlock of the other family matches nothing in this one. */
+    private static void expand(List<RuleSpec> out, int index, RuleAction action, boolean anyPeer, List<PeerSetKey> peerKeys,
+                               boolean anyPort, List<PortMatch> portMatches, Family family) {
+        List<SetId> peers = new ArrayList<>();
+        if (anyPeer) {
+            peers.add(null);
+        } else {
+            for (PeerSetKey k : peerKeys) {
+                if (k instanceof PeerSetKey.SelectorPeers s) {
+                    peers.add(new SetId.Selector(s, family));
+                } else if (k instanceof PeerSetKey.CidrPeers c && Family.of(c.cidr()) == family) {
+                    peers.add(new SetId.Cidr(c, family));
                 }
             }
         }
-        return out;
+        List<PortMatch> ports = new ArrayList<>();
+        if (anyPort) {
+            ports.add(null);
+        } else {
+            ports.addAll(portMatches);
+        }
+        for (SetId peer : peers) {
+            for (PortMatch port : ports) {
+                out.add(new RuleSpec(index, action, peer, port));
+            }
+        }
+    }
+
+    /**
+     * What a pod chain consults, in order. {@code tiered}: a ClusterNetworkPolicy has a say in this
+     * direction (else the chain is a NetworkPolicy one, rendered as it always was). {@code admin}: the
+     * Admin tier's policies that are held and have rules here, in order, up to the first one not held;
+     * {@code adminFailsClosed}: there was such a one, and whatever reaches its place is dropped (a Pass
+     * before it skips the drop with the rest of the tier). {@code policies}: the NetworkPolicies, when
+     * they isolate the pod (they decide, and Baseline is never reached). {@code baseline} and
+     * {@code baselineFailsClosed}: likewise for the Baseline tier, consulted only when not isolated.
+     */
+    public record PodSteps(boolean tiered, List<String> admin, boolean adminFailsClosed, boolean isolated, List<PolicyKey> policies,
+                           List<String> baseline, boolean baselineFailsClosed) {}
+
+    /** The steps of a pod chain. */
+    public PodSteps steps(ChainId.PodChain chain) {
+        LocalPod pod = pods.get(chain.pod());
+        if (pod == null) {
+            return new PodSteps(false, List.of(), false, false, List.of(), List.of(), false);
+        }
+        Direction d = chain.direction();
+        List<String> admin = new ArrayList<>();
+        boolean adminFailsClosed = held(pod.tiers().of(Tier.ADMIN, d), d, admin);
+        boolean isolated = pod.isolated(d);
+        List<String> baseline = new ArrayList<>();
+        boolean baselineFailsClosed = !isolated && held(pod.tiers().of(Tier.BASELINE, d), d, baseline);
+        return new PodSteps(pod.tiers().any(d), admin, adminFailsClosed, isolated, policies(chain), baseline, baselineFailsClosed);
+    }
+
+    /** Copies into {@code out} the names held with rules for the direction, up to the first not held; whether there was one. */
+    private boolean held(List<String> names, Direction d, List<String> out) {
+        for (String name : names) {
+            if (!clusterPolicies.containsKey(name)) {
+                return true;
+            }
+            if (hasRules(name, d)) {
+                out.add(name);
+            }
+        }
+        return false;
     }
 
     /** The policies a pod chain consults, in order: those the pod lists for the direction and the model holds. */
@@ -527,11 +659,11 @@ public final class NetfilterModel {
         return out;
     }
 
-    /** Each address of a local pod isolated for the direction, in the family, with its pod. */
+    /** Each address of a local pod judged for the direction, in the family, with its pod. */
     public SortedMap<IpAddress, PodKey> dispatch(ChainId.Dispatch chain) {
         SortedMap<IpAddress, PodKey> out = new TreeMap<>();
         pods.forEach((key, pod) -> {
-            if (pod.isolated(chain.direction())) {
+            if (pod.judged(chain.direction())) {
                 for (IpAddress ip : pod.ips()) {
                     if (Family.of(ip) == chain.family()) {
                         out.put(ip, key);
@@ -542,7 +674,8 @@ public final class NetfilterModel {
         return out;
     }
 
+    /** NetworkPolicies and ClusterNetworkPolicies held. */
     public int policyCount() {
-        return policies.size();
+        return policies.size() + clusterPolicies.size();
     }
 }

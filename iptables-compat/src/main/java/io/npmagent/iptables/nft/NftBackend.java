@@ -28,15 +28,27 @@ import java.util.TreeSet;
  * table inet npm_agent
  *   chain egress   type filter hook forward priority 1; policy accept
  *       ct state established,related accept
- *       ip saddr vmap @egress4          (local isolated pod address : jump pod_eg4_...)
+ *       ip saddr vmap @egress4          (local judged pod address : jump pod_eg4_...)
  *       ip6 saddr vmap @egress6
  *   chain ingress  type filter hook forward priority 2; policy accept
  *       ct state established,related accept
- *       ip daddr vmap @ingress4         (local isolated pod address : jump pod_in4_...)
+ *       ip daddr vmap @ingress4         (local judged pod address : jump pod_in4_...)
  *       ip6 daddr vmap @ingress6
- *   chain pod_in4_HASH   (one per pod, direction and family)
+ *   chain pod_in4_HASH   (one per judged pod, direction and family)
  *       jump pol_in4_HASH               (each of the pod's policies the model holds, in order)
  *       drop
+ *   chain pod_in4_HASH   (the same, for a pod that ClusterNetworkPolicies select: see NftRules)
+ *       meta mark set meta mark &amp; 0xfffbffff                  (the pass bit clear)
+ *       jump cnp_in4_HASH                                   (its Admin tier, in order;
+ *       meta mark &amp; 0x00040000 == 0 jump cnp_in4_HASH      each after the first unless a Pass matched)
+ *       meta mark set meta mark &amp; 0xfffbffff
+ *       jump pol_in4_HASH ... drop       (if NetworkPolicy isolates it; else:)
+ *       jump cnp_in4_HASH                (its Baseline tier, in order, each followed by)
+ *       meta mark &amp; 0x00040000 == 0x00040000 meta mark set meta mark &amp; 0xfffbffff accept
+ *   chain cnp_in4_HASH   (one per ClusterNetworkPolicy, direction and family, while a pod chain jumps to it)
+ *       ip saddr @s4_HASH tcp dport 80 accept                        (Accept)
+ *       ip saddr @c4_HASH drop                                        (Deny)
+ *       ip saddr @s4_HASH meta mark set meta mark | 0x00040000 return (Pass)
  *   chain pol_in4_HASH   (one per policy, direction and family, while a pod chain jumps to it)
  *       ip saddr @s4_HASH tcp dport 80 accept                        (selector peers, a port)
  *       ip saddr @c4_HASH ip saddr != @x4_HASH accept                 (ipBlock with excepts)
@@ -52,9 +64,13 @@ import java.util.TreeSet;
  * reply of an allowed connection is accepted by both at once; otherwise, if the source is a local pod
  * isolated for egress, its pod chain tries its policy chains in turn, and the first rule that admits
  * the packet accepts it (this side allows it); a packet no rule admits falls through to the pod
- * chain's {@code drop}. Then the destination's ingress side is judged the same way. A packet whose
- * ends are not isolated local pods misses both maps and falls off the base chains' {@code accept}
- * policy. Only routed traffic is judged (the forward hook), as with the iptables backend.
+ * chain's {@code drop}. Then the destination's ingress side is judged the same way. With
+ * ClusterNetworkPolicies, the pod chain tries the Admin tier first and the Baseline tier where no
+ * NetworkPolicy isolates the pod ({@link NftRules}); an Admin or Baseline Accept is an {@code accept}
+ * there too, and a pod with only Baseline policies that let a packet by falls back to the base chain,
+ * which accepts it. A packet whose ends are not judged local pods misses both maps and falls off the
+ * base chains' {@code accept} policy. Only routed traffic is judged (the forward hook), as with the
+ * iptables backend.
  *
  * <p><b>Writing.</b> {@link #write} has {@link NftTable} compare what may have changed with what the
  * kernel holds and writes the difference as one {@code nft -f} transaction. nft refuses a transaction

@@ -16,6 +16,8 @@ import java.util.regex.Pattern;
  *   <li>base chains {@code egress}, {@code ingress}; verdict maps {@code egress4} … {@code ingress6};</li>
  *   <li>policy chains {@code pol_in4_<16>}, {@code pol_eg6_<16>}: hash of the policy's namespace/name;</li>
  *   <li>pod chains {@code pod_in4_<16>}, {@code pod_eg6_<16>}: hash of the pod's namespace/name;</li>
+ *   <li>ClusterNetworkPolicy chains {@code cnp_in4_<16>}, {@code cnp_eg6_<16>}: hash of the policy's name
+ *       (the same hash as the iptables chain's, {@link Names#clusterPolicyHash});</li>
  *   <li>sets {@code s4_<20>} (selector), {@code c4_<20>} (an ipBlock's prefixes), {@code x4_<20>} (its
  *       excepts), {@code n4_<20>} (pods serving a named port): hash of {@link SetId#canonical()}.</li>
  * </ul>
@@ -28,7 +30,7 @@ public final class NftNames {
 
     /** Any name this class makes; what read-back may spell back into a script by name. */
     private static final Pattern OURS = Pattern.compile(
-            "egress|ingress|(egress|ingress)[46]|(pol|pod)_(in|eg)[46]_[a-z2-7]{16}|[scxn][46]_[a-z2-7]{20}");
+            "egress|ingress|(egress|ingress)[46]|(pol|pod|cnp)_(in|eg)[46]_[a-z2-7]{16}|[scxn][46]_[a-z2-7]{20}");
 
     private NftNames() {}
 
@@ -47,6 +49,9 @@ public final class NftNames {
         if (id instanceof ChainId.PolicyChain p) {
             return "pol_" + dir(p.direction()) + p.family().digit() + "_"
                     + Names.hash("policy:" + lengthPrefixed(p.policy().namespace(), p.policy().name()), 16);
+        }
+        if (id instanceof ChainId.ClusterPolicyChain p) {
+            return "cnp_" + dir(p.direction()) + p.family().digit() + "_" + Names.clusterPolicyHash(p.policy());
         }
         if (id instanceof ChainId.PodChain p) {
             return "pod_" + dir(p.direction()) + p.family().digit() + "_"

@@ -3,6 +3,7 @@ package io.npmagent.iptables.nft;
 import io.npmagent.dataplane.desired.PortMatch;
 import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.dataplane.tier.RuleAction;
 import io.npmagent.iptables.model.ChainId;
 import io.npmagent.iptables.model.Family;
 import io.npmagent.iptables.model.Names;
@@ -17,9 +18,19 @@ import java.util.Locale;
  * What each chain of the agent's table holds, as nft rule text. Pure: from the model only.
  *
  * <p>A base chain lets replies of allowed connections through, then sends each packet whose address
- * is a local isolated pod's to that pod's chain through a verdict map. A pod chain jumps to each of
+ * is a local judged pod's to that pod's chain through a verdict map. A pod chain jumps to each of
  * the pod's policy chains in turn and drops what none of them accepted. A policy chain accepts what
  * its rules admit: one rule per (peer, port) of the model ({@link NetfilterModel#rules}).
+ *
+ * <p><b>Tiers</b> ({@link #podChain(NetfilterModel.PodSteps, ChainId.PodChain)}). A ClusterNetworkPolicy
+ * chain, shared by every pod that lists it, turns the first rule that matches into {@code accept} (this
+ * side allows: {@code accept} ends only the base chain), {@code drop} (Deny: silent), or, for Pass, sets
+ * {@link #PASS_BIT} and returns. A pod chain with tiers clears that bit, jumps to its Admin policies in
+ * order (each after the first only while the bit is clear, so a Pass skips the rest of the tier, a
+ * fail-closed drop included), clears the bit; then, if NetworkPolicy isolates the pod, its policy chains
+ * and {@code drop}; else its Baseline policies in order, each followed by "bit set: clear it and accept"
+ * (a Pass in Baseline skips to the end, allow), and a fall-through back to the base chain, which
+ * accepts. A pod chain without tiers is exactly the NetworkPolicy one.
  *
  * <p>Object text never appears: sets and chains are named by hashes ({@link NftNames}), and a comment
  * holds the rule's hash and a description made only of plain characters ({@link #describe}).
@@ -27,6 +38,16 @@ import java.util.Locale;
 public final class NftRules {
     /** nft refuses longer comments. */
     static final int MAX_COMMENT = 128;
+    /**
+     * The packet-mark bit a ClusterNetworkPolicy chain sets for Pass, read and cleared by the pod chain
+     * that jumped to it: never left set on a packet. The iptables backend's default pass bit; never
+     * kube-proxy's 0x4000 or 0x8000.
+     */
+    public static final int PASS_BIT = 0x40000;
+    private static final String PASSED = String.format("meta mark & 0x%08x == 0x%08x", PASS_BIT, PASS_BIT);
+    private static final String NOT_PASSED = String.format("meta mark & 0x%08x == 0x00000000", PASS_BIT);
+    private static final String CLEAR_PASS = String.format("meta mark set meta mark & 0x%08x", ~PASS_BIT);
+    private static final String SET_PASS = String.format("meta mark set meta mark | 0x%08x", PASS_BIT);
 
     private NftRules() {}
 
@@ -52,9 +73,53 @@ public final class NftRules {
     /** The rules of a policy or pod chain. */
     public static List<Rule> rules(NetfilterModel model, ChainId chain) {
         if (chain instanceof ChainId.PodChain p) {
-            return podChain(model.policies(p), p);
+            return podChain(model.steps(p), p);
+        }
+        if (chain instanceof ChainId.ClusterPolicyChain c) {
+            return clusterPolicyChain(model.rules(c), c);
         }
         return policyChain(model.rules((ChainId.PolicyChain) chain), (ChainId.PolicyChain) chain);
+    }
+
+    /** A pod chain: without tiers, its NetworkPolicies then drop; with tiers, as the class javadoc says. */
+    static List<Rule> podChain(NetfilterModel.PodSteps steps, ChainId.PodChain p) {
+        if (!steps.tiered()) {
+            return podChain(steps.policies(), p);
+        }
+        List<Rule> out = new ArrayList<>();
+        out.add(new Rule(CLEAR_PASS, "start"));
+        for (int i = 0; i < steps.admin().size(); i++) {
+            String name = steps.admin().get(i);
+            out.add(new Rule((i == 0 ? "" : NOT_PASSED + " ") + "jump " + clusterChain(name, p), "admin " + describe(name)));
+        }
+        if (steps.adminFailsClosed()) {
+            out.add(new Rule((steps.admin().isEmpty() ? "" : NOT_PASSED + " ") + "drop", "admin policy not held: fail closed"));
+        }
+        if (!steps.admin().isEmpty()) {
+            out.add(new Rule(CLEAR_PASS, "end of admin tier"));
+        }
+        if (steps.isolated()) {
+            out.addAll(podChain(steps.policies(), p));
+            return out;
+        }
+        for (String name : steps.baseline()) {
+            out.add(new Rule("jump " + clusterChain(name, p), "baseline " + describe(name)));
+            out.add(new Rule(PASSED + " " + CLEAR_PASS + " accept", "baseline pass: allowed"));
+        }
+        if (steps.baselineFailsClosed()) {
+            out.add(new Rule("drop", "baseline policy not held: fail closed"));
+        }
+        return out; // what falls through returns to the base chain, whose policy accepts
+    }
+
+    private static String clusterChain(String name, ChainId.PodChain p) {
+        return NftNames.chain(new ChainId.ClusterPolicyChain(name, p.direction(), p.family()));
+    }
+
+    /** A ClusterNetworkPolicy chain: each (peer, port) of each rule, in order, with its rule's action. */
+    static List<Rule> clusterPolicyChain(List<RuleSpec> specs, ChainId.ClusterPolicyChain chain) {
+        String where = "cnp " + describe(chain.policy()) + " " + dir(chain.direction());
+        return ruleChain(specs, chain.direction(), chain.family(), where);
     }
 
     /**
@@ -73,21 +138,34 @@ public final class NftRules {
     }
 
     static List<Rule> policyChain(List<RuleSpec> specs, ChainId.PolicyChain chain) {
+        return ruleChain(specs, chain.direction(), chain.family(), describe(chain.policy().toString()) + " " + dir(chain.direction()));
+    }
+
+    private static List<Rule> ruleChain(List<RuleSpec> specs, Direction direction, Family family, String where) {
         List<Rule> out = new ArrayList<>();
-        String where = describe(chain.policy().toString()) + " " + dir(chain.direction());
-        String peerSide = chain.direction() == Direction.INGRESS ? "saddr" : "daddr";
+        String peerSide = direction == Direction.INGRESS ? "saddr" : "daddr";
         for (RuleSpec spec : specs) {
             List<String> matches = new ArrayList<>();
             if (spec.peers() != null) {
-                matches.add(peer(spec.peers(), ip(chain.family()) + " " + peerSide));
+                matches.add(peer(spec.peers(), ip(family) + " " + peerSide));
             }
             if (spec.port() != null) {
-                matches.add(port(spec.port(), chain.family()));
+                matches.add(port(spec.port(), family));
             }
-            matches.add("accept");
-            out.add(new Rule(String.join(" ", matches), where + " rule " + spec.index()));
+            matches.add(verdict(spec.action()));
+            String action = spec.action() == RuleAction.ACCEPT ? "" : " " + spec.action().apiName().toLowerCase(Locale.ROOT);
+            out.add(new Rule(String.join(" ", matches), where + " rule " + spec.index() + action));
         }
         return out;
+    }
+
+    /** Accept ends this base chain (this side allows); Deny drops, silently; Pass marks and returns to the pod chain. */
+    private static String verdict(RuleAction action) {
+        return switch (action) {
+            case ACCEPT -> "accept";
+            case DENY -> "drop";
+            case PASS -> SET_PASS + " return";
+        };
     }
 
     private static String peer(SetId set, String field) {

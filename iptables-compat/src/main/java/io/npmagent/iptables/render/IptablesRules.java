@@ -5,6 +5,7 @@ import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.dataplane.tier.RuleAction;
 import io.npmagent.iptables.model.ChainId;
 import io.npmagent.iptables.model.Family;
 import io.npmagent.iptables.model.Names;
@@ -28,19 +29,43 @@ import java.util.Map;
  * Allowed packets return to FORWARD with the bit cleared, for the rules that follow ours. The bit
  * is one bit, masked, never 0x4000 or 0x8000 (kube-proxy's).
  *
+ * <p><b>Tiers.</b> A ClusterNetworkPolicy chain is shared by every pod that lists it, so it cannot send a
+ * packet on to one pod's next step; it leaves its decision in the mark instead. Each of its rules
+ * applies only while neither the accept bit (the admitted bit above) nor the pass bit is set, so the
+ * first rule that matches decides: Accept sets the accept bit, Pass the pass bit, Deny drops (silently).
+ * A pod chain with tiers clears both bits; jumps to its Admin policies in order, returning (allowed) as
+ * soon as the accept bit is set, each jump after the first only while the pass bit is clear (a Pass skips
+ * the rest of the tier, a fail-closed drop included); clears the pass bit; then, if NetworkPolicy
+ * isolates the pod, its policy chains and drop as above; else its Baseline policies, returning (allowed)
+ * as soon as either bit is set, and a fall-through that returns (allowed). {@code NPM-FORWARD} clears
+ * both bits at its end. A pod chain without tiers is exactly the NetworkPolicy one.
+ *
  * <p>Object text never appears: sets and chains are named by hashes, and comments hold a rule hash and
  * a description made only of plain characters ({@link #describe}).
  */
 public final class IptablesRules {
     private final String bit;
+    private final String pass;
+    /** Both bits, as a mask. */
+    private final String bits;
 
-    /** @param markBit the single mark bit the agent may use */
-    public IptablesRules(int markBit) {
-        if (Integer.bitCount(markBit) != 1 || (markBit & 0xC000) != 0) {
-            throw new IllegalArgumentException("mark bit must be one bit other than kube-proxy's 0x4000 and 0x8000, not 0x"
-                    + Integer.toHexString(markBit));
+    /**
+     * @param markBit the mark bit for "admitted" (NetworkPolicy) and "accepted" (ClusterNetworkPolicy)
+     * @param passBit the mark bit for a ClusterNetworkPolicy's Pass
+     */
+    public IptablesRules(int markBit, int passBit) {
+        for (int b : new int[] {markBit, passBit}) {
+            if (Integer.bitCount(b) != 1 || (b & 0xC000) != 0) {
+                throw new IllegalArgumentException("mark bit must be one bit other than kube-proxy's 0x4000 and 0x8000, not 0x"
+                        + Integer.toHexString(b));
+            }
+        }
+        if (markBit == passBit) {
+            throw new IllegalArgumentException("the mark and pass bits must differ: 0x" + Integer.toHexString(markBit));
         }
         this.bit = "0x" + Integer.toHexString(markBit);
+        this.pass = "0x" + Integer.toHexString(passBit);
+        this.bits = "0x" + Integer.toHexString(markBit | passBit);
     }
 
     /** A rule body and what its comment says about it. */
@@ -52,7 +77,7 @@ public final class IptablesRules {
                 new Rule("-m conntrack --ctstate RELATED,ESTABLISHED -j RETURN", "replies of allowed connections"),
                 new Rule("-j " + Names.chain(new ChainId.Dispatch(Direction.EGRESS, Family.IPV4)), "egress of local pods"),
                 new Rule("-j " + Names.chain(new ChainId.Dispatch(Direction.INGRESS, Family.IPV4)), "ingress of local pods"),
-                new Rule("-j MARK --set-xmark 0x0/" + bit, "leave no mark"));
+                new Rule("-j MARK --set-xmark 0x0/" + bits, "leave no mark"));
     }
 
     /** The rule that sends FORWARD traffic to the agent, placed first in FORWARD. */
@@ -65,7 +90,10 @@ public final class IptablesRules {
             return dispatch(model.dispatch(d), d);
         }
         if (chain instanceof ChainId.PodChain p) {
-            return podChain(model.policies(p), p);
+            return podChain(model.steps(p), p);
+        }
+        if (chain instanceof ChainId.ClusterPolicyChain c) {
+            return clusterPolicyChain(model.rules(c), c);
         }
         return policyChain(model.rules((ChainId.PolicyChain) chain), (ChainId.PolicyChain) chain);
     }
@@ -97,20 +125,81 @@ public final class IptablesRules {
         return out;
     }
 
+    /** A pod chain: without tiers, its NetworkPolicies then drop; with tiers, as the class javadoc says. */
+    private List<Rule> podChain(NetfilterModel.PodSteps steps, ChainId.PodChain p) {
+        if (!steps.tiered()) {
+            return podChain(steps.policies(), p);
+        }
+        List<Rule> out = new ArrayList<>();
+        out.add(new Rule("-j MARK --set-xmark 0x0/" + bits, "start"));
+        String notPassed = "-m mark --mark 0x0/" + pass + " ";
+        for (int i = 0; i < steps.admin().size(); i++) {
+            String name = steps.admin().get(i);
+            out.add(new Rule((i == 0 ? "" : notPassed) + "-j " + clusterChain(name, p), "admin " + describe(name)));
+            out.add(new Rule("-m mark --mark " + bit + "/" + bit + " -j RETURN", "accepted"));
+        }
+        if (steps.adminFailsClosed()) {
+            out.add(new Rule((steps.admin().isEmpty() ? "" : notPassed) + "-j DROP", "admin policy not held: fail closed"));
+        }
+        if (!steps.admin().isEmpty()) {
+            out.add(new Rule("-j MARK --set-xmark 0x0/" + pass, "end of admin tier"));
+        }
+        if (steps.isolated()) {
+            List<Rule> policies = podChain(steps.policies(), p);
+            out.addAll(policies.subList(1, policies.size())); // the bits are clear already
+            return out;
+        }
+        for (String name : steps.baseline()) {
+            out.add(new Rule("-j " + clusterChain(name, p), "baseline " + describe(name)));
+            out.add(new Rule("-m mark ! --mark 0x0/" + bits + " -j RETURN", "baseline accept or pass: allowed"));
+        }
+        if (steps.baselineFailsClosed()) {
+            out.add(new Rule("-j DROP", "baseline policy not held: fail closed"));
+        }
+        return out; // what falls through returns: allowed
+    }
+
+    private static String clusterChain(String name, ChainId.PodChain p) {
+        return Names.chain(new ChainId.ClusterPolicyChain(name, p.direction(), p.family()));
+    }
+
+    /**
+     * A ClusterNetworkPolicy chain: each (peer, port) of each rule, in order, with its rule's action, each
+     * only while no earlier one has decided (neither bit set).
+     */
+    private List<Rule> clusterPolicyChain(List<RuleSpec> specs, ChainId.ClusterPolicyChain chain) {
+        List<Rule> out = new ArrayList<>();
+        String where = "cnp " + describe(chain.policy()) + " " + chain.direction().apiName().toLowerCase(Locale.ROOT);
+        for (RuleSpec spec : specs) {
+            String body = "-m mark --mark 0x0/" + bits + " " + matches(spec, chain.direction(), chain.family()) + switch (spec.action()) {
+                case ACCEPT -> "-j MARK --set-xmark " + bit + "/" + bit;
+                case PASS -> "-j MARK --set-xmark " + pass + "/" + pass;
+                case DENY -> "-j DROP";
+            };
+            out.add(new Rule(body, where + "[" + spec.index() + "] " + spec.action().apiName().toLowerCase(Locale.ROOT)));
+        }
+        return out;
+    }
+
+    /** A spec's peer and port matches, each followed by a space. */
+    private static String matches(RuleSpec spec, Direction direction, Family family) {
+        StringBuilder body = new StringBuilder();
+        String peerSide = direction == Direction.INGRESS ? "src" : "dst";
+        if (spec.peers() != null) {
+            body.append("-m set --match-set ").append(Names.ipset(spec.peers())).append(' ').append(peerSide).append(' ');
+        }
+        if (spec.port() != null) {
+            body.append(port(spec.port(), family)).append(' ');
+        }
+        return body.toString();
+    }
+
     private List<Rule> policyChain(List<RuleSpec> specs, ChainId.PolicyChain chain) {
         List<Rule> out = new ArrayList<>();
-        String peerSide = chain.direction() == Direction.INGRESS ? "src" : "dst";
         String where = describe(chain.policy().toString()) + " " + chain.direction().apiName().toLowerCase(Locale.ROOT);
         for (RuleSpec spec : specs) {
-            StringBuilder body = new StringBuilder();
-            if (spec.peers() != null) {
-                body.append("-m set --match-set ").append(Names.ipset(spec.peers())).append(' ').append(peerSide).append(' ');
-            }
-            if (spec.port() != null) {
-                body.append(port(spec.port(), chain.family())).append(' ');
-            }
-            body.append("-j MARK --set-xmark ").append(bit).append('/').append(bit);
-            out.add(new Rule(body.toString(), where + "[" + spec.index() + "]"));
+            String body = matches(spec, chain.direction(), chain.family()) + "-j MARK --set-xmark " + bit + "/" + bit;
+            out.add(new Rule(body, where + "[" + spec.index() + "]"));
         }
         return out;
     }

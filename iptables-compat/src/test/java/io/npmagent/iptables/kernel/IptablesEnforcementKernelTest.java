@@ -6,6 +6,7 @@ import io.npmagent.harness.node.PacketScenarios;
 import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.iptables.IptablesBackend;
+import io.npmagent.iptables.TierScenario;
 import io.npmagent.iptables.detect.IptablesVariant;
 import io.npmagent.iptables.model.Family;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -40,6 +41,21 @@ class IptablesEnforcementKernelTest {
     void policiesDecideWhichConnectionsGetThrough(IptablesVariant variant) {
         PodNetwork n = network(variant);
         PacketScenarios.policiesDecideWhichConnectionsGetThrough(n, backend(variant, n));
+    }
+
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void tiersDecideAroundNetworkPolicy(IptablesVariant variant) {
+        PodNetwork n = network(variant);
+        PacketScenarios.tiersDecideAroundNetworkPolicy(n, backend(variant, n));
+    }
+
+    /** ClusterNetworkPolicy tiers, the desired state built by hand (fail closed included). */
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void tiersDecideAroundNetworkPolicyByHand(IptablesVariant variant) {
+        PodNetwork n = network(variant);
+        TierScenario.tiersDecideAroundNetworkPolicy(n, backend(variant, n));
     }
 
     @ParameterizedTest

@@ -91,4 +91,12 @@ class NftBackendTest extends NftBackendContract {
         assertThat(backend.reconcile()).isEqualTo(1);
         assertThat(held().sameAs(before)).isTrue();
     }
+
+    /** The tiers over the contract's cluster, one transaction: pod chains and ClusterNetworkPolicy chains. */
+    @Test
+    void tiersAreWrittenAsGolden() {
+        applyCluster();
+        applyTiers(io.npmagent.iptables.TierFixtures.overlay());
+        Golden.assertMatches("nft/tiers.nft", last());
+    }
 }

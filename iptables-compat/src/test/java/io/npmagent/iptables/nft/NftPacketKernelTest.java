@@ -3,6 +3,7 @@ package io.npmagent.iptables.nft;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
 import io.npmagent.harness.node.PacketScenarios;
+import io.npmagent.iptables.TierScenario;
 import io.npmagent.harness.node.PodNetwork;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
@@ -36,6 +37,17 @@ class NftPacketKernelTest {
     @Test
     void policiesDecideWhichConnectionsGetThrough() {
         PacketScenarios.policiesDecideWhichConnectionsGetThrough(net, backend(net));
+    }
+
+    @Test
+    void tiersDecideAroundNetworkPolicy() {
+        PacketScenarios.tiersDecideAroundNetworkPolicy(net, backend(net));
+    }
+
+    /** ClusterNetworkPolicy tiers, the desired state built by hand (fail closed included). */
+    @Test
+    void tiersDecideAroundNetworkPolicyByHand() {
+        TierScenario.tiersDecideAroundNetworkPolicy(net, backend(net));
     }
 
     @Test

@@ -1,6 +1,9 @@
 package io.npmagent.agent.cluster;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.client.Config;
@@ -10,9 +13,11 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.npmagent.agent.source.k8s.KubeClients;
 import io.npmagent.harness.controlplane.AgentIdentity;
 import io.npmagent.harness.controlplane.ControlPlane;
+import io.npmagent.harness.controlplane.NetworkPolicyApi;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * A real control plane for a test ({@link ControlPlane}: upstream etcd, kube-apiserver with RBAC,
@@ -87,6 +92,32 @@ public final class TestCluster implements AutoCloseable {
             }
         }
     }
+
+    /** Installs network-policy-api's ClusterNetworkPolicy CRD, as the pinned module publishes it, and waits until it is served. */
+    public void installClusterNetworkPolicies(NetworkPolicyApi.Channel channel) throws IOException {
+        NetworkPolicyApi.install(cp.admin(), channel);
+    }
+
+    /** Removes the CRD, and with it every ClusterNetworkPolicy. */
+    public void removeClusterNetworkPolicies() {
+        admin.apiextensions().v1().customResourceDefinitions().withName(CNP_CRD).delete();
+    }
+
+    /** Creates (or replaces) a ClusterNetworkPolicy written as YAML. */
+    public void applyClusterNetworkPolicy(String yaml) {
+        admin.resource(Serialization.unmarshal(yaml, GenericKubernetesResource.class)).createOr(NonDeletingOperation::update);
+    }
+
+    /** Every ClusterNetworkPolicy the server holds, as JSON (none when the CRD is not installed). */
+    public List<String> clusterNetworkPolicies() {
+        if (admin.apiextensions().v1().customResourceDefinitions().withName(CNP_CRD).get() == null) {
+            return List.of();
+        }
+        return admin.genericKubernetesResources("policy.networking.k8s.io/v1beta1", "ClusterNetworkPolicy").list().getItems().stream()
+                .map(Serialization::asJson).toList();
+    }
+
+    private static final String CNP_CRD = "clusternetworkpolicies.policy.networking.k8s.io";
 
     @Override
     public void close() {

@@ -46,11 +46,13 @@ import org.w3c.dom.NodeList;
  * script ({@code npm-agent/image/build}) builds what the DaemonSet runs.
  */
 class DeployManifestsTest {
-    /** What the agent calls: its informers list and watch, and it reports problems as Events. */
+    /** What the agent calls: its informers list and watch (Nodes and ClusterNetworkPolicies too), and it reports problems as Events. */
     private static final Set<String> AGENT_CALLS = Set.of(
             "/pods list", "/pods watch",
             "/namespaces list", "/namespaces watch",
             "networking.k8s.io/networkpolicies list", "networking.k8s.io/networkpolicies watch",
+            "/nodes list", "/nodes watch",
+            "policy.networking.k8s.io/clusternetworkpolicies list", "policy.networking.k8s.io/clusternetworkpolicies watch",
             "/events create");
     /** Each capability the agent needs, and nothing else (daemonset.yaml says why each). */
     private static final Set<String> CAPABILITIES = Set.of("NET_ADMIN", "NET_RAW", "BPF", "PERFMON");

@@ -11,6 +11,7 @@ import io.kubernetes.client.openapi.models.V1PolicyRule;
 import io.npmagent.agent.backend.Backends;
 import io.npmagent.harness.controlplane.AgentIdentity;
 import io.npmagent.harness.controlplane.ControlPlane;
+import io.npmagent.harness.controlplane.NetworkPolicyApi;
 import io.npmagent.agent.cluster.TestCluster;
 import io.npmagent.agent.run.Agent;
 import io.npmagent.agent.run.AgentStatus;
@@ -75,8 +76,29 @@ class RbacMatchesApiCallsTest {
                 .addToAnnotations("kubernetes.io/egress-bandwidth", "fast").endMetadata()
                 .withNewSpec().withNodeName(NODE).addNewContainer().withName("c").withImage("registry.invalid/a").endContainer().endSpec()
                 .withNewStatus().withPhase("Running").withPodIP("10.0.0.1").addNewPodIP("10.0.0.1").endStatus().build());
+        // ClusterNetworkPolicies served, and one with a domainNames peer, which the agent does not support: it
+        // says so with an Event (of a cluster-scoped object, in "default"). The Experimental channel's CRD: the
+        // Standard one prunes domainNames, and then refuses the peer as empty.
+        cluster.installClusterNetworkPolicies(NetworkPolicyApi.Channel.EXPERIMENTAL);
+        cluster.applyClusterNetworkPolicy("""
+                apiVersion: policy.networking.k8s.io/v1beta1
+                kind: ClusterNetworkPolicy
+                metadata: {name: no-example}
+                spec:
+                  tier: Admin
+                  priority: 5
+                  subject: {namespaces: {}}
+                  egress:
+                  - {action: Deny, to: [{domainNames: [example.com]}]}
+                """);
         startAgent();
         await(() -> !cluster.admin().v1().events().inNamespace("x").list().getItems().isEmpty(), "the agent's Event");
+        await(() -> !cluster.admin().v1().events().inNamespace("default").list().getItems().isEmpty(), "the agent's Event on the CNP");
+        Event cnpEvent = cluster.admin().v1().events().inNamespace("default").list().getItems().get(0);
+        assertThat(cnpEvent.getInvolvedObject().getKind()).isEqualTo("ClusterNetworkPolicy");
+        assertThat(cnpEvent.getInvolvedObject().getApiVersion()).isEqualTo("policy.networking.k8s.io/v1beta1");
+        assertThat(cnpEvent.getReason()).isEqualTo("InvalidClusterNetworkPolicy");
+        assertThat(cnpEvent.getMessage()).contains("spec.egress[0].to[0].domainNames").contains("not supported").contains(NODE);
         Event event = cluster.admin().v1().events().inNamespace("x").list().getItems().get(0);
         assertThat(event.getInvolvedObject().getName()).isEqualTo("a");
         assertThat(event.getType()).isEqualTo("Warning");
@@ -111,9 +133,16 @@ class RbacMatchesApiCallsTest {
             Thread.sleep(200);
         }
         Set<String> called = new TreeSet<>();
+        Set<String> discovery = new TreeSet<>();
         for (ControlPlane.Audited r : audited()) {
-            called.add(permission(r));
+            if (r.resource().isEmpty()) {
+                discovery.add(r.verb() + " " + r.uri()); // no resource: discovery, which system:discovery grants every account
+            } else {
+                called.add(permission(r));
+            }
         }
+        assertThat(discovery).as("the non-resource requests: whether ClusterNetworkPolicies are served")
+                .containsExactly("get /apis/policy.networking.k8s.io/v1beta1");
         Set<String> refused = refusedNeverAllowedAfter();
         assertThat(refused).as("calls the API server refused and never allowed after").isEmpty();
         Set<String> granted = new TreeSet<>();
@@ -127,7 +156,8 @@ class RbacMatchesApiCallsTest {
                 }
             }
         }
-        assertThat(called).as("what the agent called").contains(" pods list", " pods watch", " events create");
+        assertThat(called).as("what the agent called").contains(" pods list", " pods watch", " events create", " nodes watch",
+                "policy.networking.k8s.io clusternetworkpolicies watch");
         assertThat(granted).as("the ClusterRole in %s", DeployManifests.RBAC).isEqualTo(called);
     }
 

@@ -2,6 +2,9 @@ package io.npmagent.agent.run;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import io.npmagent.harness.controlplane.NetworkPolicyApi;
 import io.npmagent.harness.process.Await;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
@@ -17,8 +20,10 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.kubernetes.client.openapi.JSON;
 import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1NetworkPolicy;
+import io.kubernetes.client.openapi.models.V1Node;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.npmagent.agent.backend.Backends;
+import io.npmagent.agent.source.k8s.ClusterPolicyJson;
 import io.npmagent.agent.source.k8s.KubeObjects;
 import io.npmagent.agent.source.k8s.KubeSource;
 import io.npmagent.agent.source.k8s.ServerDigest;
@@ -66,6 +71,8 @@ class KubeLoopApiServerTest {
     private static final String NODE = "node-a";
     private static final int[] PORTS = {80, 81, 443};
     private static final JSON CLIENT_JSON = new JSON();
+    /** Short, so that a CRD installed or removed is seen within the test's patience. */
+    private static final Duration DISCOVERY = Duration.ofMillis(200);
 
     @TempDir
     Path tmp;
@@ -100,7 +107,7 @@ class KubeLoopApiServerTest {
         PrometheusRegistry registry = new PrometheusRegistry();
         agent = new Agent(new Backends.Chosen(backend, "fake"), NODE, new QueueConfig(true, true, 100, Duration.ofMillis(50)), registry,
                 new Metrics(registry), Duration.ofMinutes(10));
-        loop = new KubeLoop(new KubeSource(cluster.agentClient(), Duration.ofMinutes(10)), agent, null);
+        loop = new KubeLoop(new KubeSource(cluster.agentClient(), Duration.ofMinutes(10), DISCOVERY), agent, null);
         thread = new Thread(() -> loop.run(Duration.ofMillis(20)), "kube-loop-test");
         thread.start();
     }
@@ -213,8 +220,71 @@ class KubeLoopApiServerTest {
         });
         kube.network().v1().networkPolicies().inAnyNamespace().list().getItems()
                 .forEach(p -> events.add(new ClusterEvent.PolicyUpserted(KubeObjects.policy(convert(p, V1NetworkPolicy.class)))));
+        kube.nodes().list().getItems().forEach(n -> events.add(new ClusterEvent.NodeUpserted(KubeObjects.node(convert(n, V1Node.class)))));
+        for (String json : cluster.clusterNetworkPolicies()) {
+            JsonObject o = JsonParser.parseString(json).getAsJsonObject();
+            String name = o.getAsJsonObject("metadata").get("name").getAsString();
+            events.add(new ClusterEvent.ClusterPolicyUpserted(ClusterPolicyJson.read(name, o, new FieldErrors(ObjectRef.clusterNetworkPolicy(name)))));
+        }
         return ClusterState.EMPTY.applyAll(events);
     }
+
+    /**
+     * Without the CRD the agent starts and enforces NetworkPolicy; once the CRD is installed it takes up
+     * ClusterNetworkPolicies (those made before it saw the CRD, and later edits), and once the CRD is
+     * removed (and every object of it with it) it drops them.
+     */
+    @Test
+    void clusterNetworkPoliciesAreTakenUpWhenTheirCrdAppearsAndDroppedWhenItGoes() throws Exception {
+        create(namespace("x", "team", "a"));
+        create(pod("x", "db", NODE, "10.0.0.1", "app", "db"), pod("x", "web", "node-b", "10.0.0.2", "app", "web"));
+        create(policy("x", "db-from-web", "app", "db", "app", "web", null, 443));
+        startAgent();
+        awaitConverged();
+        assertThat(backend.state().policies()).hasSize(1);
+        assertThat(backend.state().clusterPolicies()).isEmpty();
+
+        cluster.installClusterNetworkPolicies(NetworkPolicyApi.Channel.STANDARD);
+        cluster.applyClusterNetworkPolicy(ADMIN_DENY_WEB.formatted(443));
+        awaitConverged();
+        assertThat(backend.state().clusterPolicies()).containsOnlyKeys("deny-web");
+        assertMatchesServer();
+        Verdict denied = new ReferenceEvaluator(serverState()).allowed(Endpoint.external("10.0.0.2"), Endpoint.external("10.0.0.1"), 443, Protocol.TCP);
+        assertThat(denied.allowed()).as("the Admin Deny overrides the NetworkPolicy's allow: %s", denied.explain()).isFalse();
+
+        cluster.applyClusterNetworkPolicy(ADMIN_DENY_WEB.formatted(80));
+        awaitConverged();
+        assertMatchesServer();
+
+        cluster.removeClusterNetworkPolicies();
+        awaitConverged();
+        assertThat(backend.state().clusterPolicies()).isEmpty();
+        assertThat(backend.state().policies()).hasSize(1);
+        assertThat(agent.failures()).isEmpty();
+    }
+
+    private static final String ADMIN_DENY_WEB = """
+            apiVersion: policy.networking.k8s.io/v1beta1
+            kind: ClusterNetworkPolicy
+            metadata:
+              name: deny-web
+            spec:
+              tier: Admin
+              priority: 10
+              subject:
+                pods:
+                  namespaceSelector: {}
+                  podSelector: {matchLabels: {app: db}}
+              ingress:
+              - name: no-web
+                action: Deny
+                from:
+                - pods:
+                    namespaceSelector: {}
+                    podSelector: {matchLabels: {app: web}}
+                protocols:
+                - tcp: {destinationPort: {number: %d}}
+            """;
 
     private static <T> T convert(HasMetadata object, Class<T> type) {
         return CLIENT_JSON.deserialize(Serialization.asJson(object), type);

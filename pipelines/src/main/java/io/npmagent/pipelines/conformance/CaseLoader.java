@@ -2,6 +2,7 @@ package io.npmagent.pipelines.conformance;
 
 import io.npmagent.agent.source.manifest.Manifests;
 import io.npmagent.agent.source.manifest.ParsedManifests;
+import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.ContainerPort;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.Namespace;
@@ -95,22 +96,21 @@ public final class CaseLoader {
         return m;
     }
 
-    private static List<NetworkPolicy> policies(List<Map<String, Object>> manifests, String origin) {
-        if (manifests.isEmpty()) {
-            return List.of();
-        }
+    /** Each manifest, a NetworkPolicy or a ClusterNetworkPolicy, as its upsert, in order. */
+    private static List<ClusterEvent> policies(List<Map<String, Object>> manifests, String origin) {
         DumperOptions options = new DumperOptions();
         options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
         Yaml dumper = new Yaml(options);
-        StringBuilder yaml = new StringBuilder();
+        List<ClusterEvent> out = new ArrayList<>();
         for (Map<String, Object> m : manifests) {
-            yaml.append("---\n").append(dumper.dump(m));
+            ParsedManifests parsed = Manifests.parse(dumper.dump(m), origin);
+            if (!parsed.errors().isEmpty() || parsed.policies().size() + parsed.clusterPolicies().size() != 1) {
+                throw new IllegalArgumentException(origin + ": a manifest did not convert to one policy: " + parsed.errors());
+            }
+            out.add(parsed.policies().isEmpty() ? new ClusterEvent.ClusterPolicyUpserted(parsed.clusterPolicies().get(0))
+                    : new ClusterEvent.PolicyUpserted(parsed.policies().get(0)));
         }
-        ParsedManifests parsed = Manifests.parse(yaml.toString(), origin);
-        if (!parsed.errors().isEmpty() || parsed.policies().size() != manifests.size()) {
-            throw new IllegalArgumentException(origin + ": manifests did not convert: " + parsed.errors());
-        }
-        return parsed.policies();
+        return out;
     }
 
     private static List<String> manifests(List<Map<String, Object>> manifests) {
@@ -120,12 +120,14 @@ public final class CaseLoader {
         return manifests.stream().map(dumper::dump).toList();
     }
 
-    private static List<PolicyKey> deletions(List<Map<String, Object>> items) {
-        List<PolicyKey> keys = new ArrayList<>();
+    /** {@code {namespace, name}}: a NetworkPolicy; {@code {kind: ClusterNetworkPolicy, name}}: a ClusterNetworkPolicy. */
+    private static List<ClusterEvent> deletions(List<Map<String, Object>> items) {
+        List<ClusterEvent> out = new ArrayList<>();
         for (Map<String, Object> d : items) {
-            keys.add(new PolicyKey(string(d, "namespace"), string(d, "name")));
+            out.add("ClusterNetworkPolicy".equals(d.get("kind")) ? new ClusterEvent.ClusterPolicyDeleted(string(d, "name"))
+                    : new ClusterEvent.PolicyDeleted(new PolicyKey(string(d, "namespace"), string(d, "name"))));
         }
-        return keys;
+        return out;
     }
 
     private static List<ConformanceCase.ModelChange> modelChanges(List<Map<String, Object>> items, String origin) {

@@ -12,7 +12,7 @@ import io.npmagent.dataplane.model.ClusterState;
 import io.npmagent.dataplane.model.ContainerPort;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.Namespace;
-import io.npmagent.dataplane.model.NetworkPolicy;
+import io.npmagent.dataplane.model.ObjectRef;
 import io.npmagent.dataplane.model.Pod;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
@@ -125,18 +125,19 @@ final class SandboxCaseRun implements AutoCloseable {
         model.namespaces().forEach(n -> namespaces.put(n.name(), n));
         Map<PodKey, Pod> pods = new LinkedHashMap<>();
         model.pods().forEach(p -> pods.put(p.key(), p));
-        Map<PolicyKey, NetworkPolicy> policies = new TreeMap<>();
+        Map<ObjectRef, ClusterEvent> policies = new LinkedHashMap<>();
         writeModel();
         {
             for (ConformanceCase.Step step : c.steps()) {
                 for (int i = 0; i < step.apply().size(); i++) {
-                    PolicyKey key = step.apply().get(i).key();
-                    write(policyFile(dir, key), step.applyManifests().get(i));
-                    policies.put(key, step.apply().get(i));
+                    ObjectRef ref = ConformanceCase.ref(step.apply().get(i));
+                    write(policyFile(dir, ref), step.applyManifests().get(i));
+                    policies.put(ref, step.apply().get(i));
                 }
-                for (PolicyKey key : step.delete()) {
-                    Files.deleteIfExists(policyFile(dir, key));
-                    policies.remove(key);
+                for (ClusterEvent delete : step.delete()) {
+                    ObjectRef ref = ConformanceCase.ref(delete);
+                    Files.deleteIfExists(policyFile(dir, ref));
+                    policies.remove(ref);
                 }
                 for (ConformanceCase.ModelChange change : step.modelChanges()) {
                     if (change.op().equals("add_pod_labels")) {
@@ -219,11 +220,11 @@ final class SandboxCaseRun implements AutoCloseable {
      * case's data is wrong, whatever the packets do.
      */
     private static Map<String, Boolean> hairpinExpected(ConformanceCase.Step step, Iterable<Namespace> namespaces,
-                                                        Iterable<Pod> pods, Iterable<NetworkPolicy> policies, List<String> wrong) {
+                                                        Iterable<Pod> pods, Iterable<ClusterEvent> policies, List<String> wrong) {
         List<ClusterEvent> events = new ArrayList<>();
         namespaces.forEach(n -> events.add(new ClusterEvent.NamespaceUpserted(n)));
         pods.forEach(p -> events.add(new ClusterEvent.PodUpserted(p)));
-        policies.forEach(p -> events.add(new ClusterEvent.PolicyUpserted(p)));
+        policies.forEach(events::add);
         ReferenceEvaluator evaluator = new ReferenceEvaluator(ClusterState.EMPTY.applyAll(events));
         Map<String, Boolean> out = new HashMap<>();
         for (ConformanceCase.Probe p : step.probes()) {
@@ -354,7 +355,12 @@ final class SandboxCaseRun implements AutoCloseable {
     }
 
     private static Path policyFile(Path dir, PolicyKey key) {
-        return dir.resolve("np-" + key.namespace() + "-" + key.name() + ".yaml");
+        return policyFile(dir, ObjectRef.of(key));
+    }
+
+    /** {@code np-NS-NAME.yaml}, {@code np--NAME.yaml} for a ClusterNetworkPolicy (no namespace name is empty). */
+    private static Path policyFile(Path dir, ObjectRef ref) {
+        return dir.resolve("np-" + (ref.namespace() == null ? "" : ref.namespace()) + "-" + ref.name() + ".yaml");
     }
 
     private static void writeNamespaces(Path dir, Iterable<Namespace> namespaces) {

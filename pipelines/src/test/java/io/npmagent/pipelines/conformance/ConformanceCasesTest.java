@@ -7,10 +7,8 @@ import io.npmagent.dataplane.eval.ReferenceEvaluator;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.ClusterState;
 import io.npmagent.dataplane.model.Namespace;
-import io.npmagent.dataplane.model.NetworkPolicy;
 import io.npmagent.dataplane.model.Pod;
 import io.npmagent.dataplane.model.PodKey;
-import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -69,12 +67,8 @@ class ConformanceCasesTest {
         }
 
         void check(ConformanceCase.Step step) {
-            for (NetworkPolicy p : step.apply()) {
-                apply(new ClusterEvent.PolicyUpserted(p));
-            }
-            for (PolicyKey k : step.delete()) {
-                apply(new ClusterEvent.PolicyDeleted(k));
-            }
+            step.apply().forEach(this::apply);
+            step.delete().forEach(this::apply);
             for (ConformanceCase.ModelChange change : step.modelChanges()) {
                 apply(changed(change));
             }

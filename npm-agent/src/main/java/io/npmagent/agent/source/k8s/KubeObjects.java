@@ -13,6 +13,8 @@ import io.kubernetes.client.openapi.models.V1NetworkPolicyIngressRule;
 import io.kubernetes.client.openapi.models.V1NetworkPolicyPeer;
 import io.kubernetes.client.openapi.models.V1NetworkPolicyPort;
 import io.kubernetes.client.openapi.models.V1NetworkPolicySpec;
+import io.kubernetes.client.openapi.models.V1Node;
+import io.kubernetes.client.openapi.models.V1NodeAddress;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodIP;
@@ -25,6 +27,7 @@ import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.LabelSelector;
 import io.npmagent.dataplane.model.Namespace;
 import io.npmagent.dataplane.model.NetworkPolicy;
+import io.npmagent.dataplane.model.Node;
 import io.npmagent.dataplane.model.Pod;
 import io.npmagent.dataplane.model.PodPhase;
 import io.npmagent.dataplane.model.Protocol;
@@ -32,6 +35,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -59,6 +63,7 @@ import java.util.function.Function;
  * does not hide the pod from the policies that select it.
  */
 public final class KubeObjects {
+    private static final System.Logger LOG = System.getLogger(KubeObjects.class.getName());
     /** {@code restartPolicy: Always} on an init container makes it a sidecar: it runs, and serves, alongside the pod. */
     private static final String SIDECAR_RESTART_POLICY = "Always";
 
@@ -92,6 +97,31 @@ public final class KubeObjects {
                 .ips(addresses(status, errors))
                 .ports(ports(spec, errors))
                 .build();
+    }
+
+    /** The addresses of a Node a {@code nodes} peer admits: host names are no addresses. */
+    static final Set<String> NODE_ADDRESS_TYPES = Set.of("InternalIP", "ExternalIP");
+
+    /** Its labels and addresses (InternalIP, ExternalIP); an address that does not parse is left out, and logged. */
+    public static Node node(V1Node node) {
+        V1ObjectMeta meta = requireMeta(node.getMetadata(), "Node");
+        List<IpAddress> addresses = new ArrayList<>();
+        if (node.getStatus() != null && node.getStatus().getAddresses() != null) {
+            for (V1NodeAddress a : node.getStatus().getAddresses()) {
+                if (a != null && NODE_ADDRESS_TYPES.contains(a.getType()) && a.getAddress() != null) {
+                    try {
+                        IpAddress ip = IpAddress.parse(a.getAddress());
+                        if (!addresses.contains(ip)) {
+                            addresses.add(ip);
+                        }
+                    } catch (IllegalArgumentException e) {
+                        LOG.log(System.Logger.Level.WARNING, "Node {0}: status.addresses {1} {2} is no IP address, left out",
+                                ApiSyntax.quote(meta.getName()), a.getType(), ApiSyntax.quote(a.getAddress()));
+                    }
+                }
+            }
+        }
+        return new Node(meta.getName(), strings(meta.getLabels()), addresses);
     }
 
     /** The whole v1 spec as written: nothing defaulted, nothing validated. */

@@ -11,10 +11,15 @@ import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1NamespaceList;
 import io.kubernetes.client.openapi.models.V1NetworkPolicy;
 import io.kubernetes.client.openapi.models.V1NetworkPolicyList;
+import io.kubernetes.client.openapi.models.V1Node;
+import io.kubernetes.client.openapi.models.V1NodeList;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodList;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
+import io.kubernetes.client.util.generic.options.ListOptions;
 import io.npmagent.dataplane.model.ApiSyntax;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.FieldErrors;
@@ -27,12 +32,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Function;
 
 /**
  * The agent's view of the API server: shared informers for every Namespace, Pod (all of them: every pod
- * is a peer) and NetworkPolicy, with resync. Objects are slimmed ({@link SlimObjects}) before they enter
+ * is a peer), NetworkPolicy and Node (for ClusterNetworkPolicy's {@code nodes} peers), with resync, and
+ * for ClusterNetworkPolicies while the API server serves them ({@link ServedResource}). Objects are slimmed ({@link SlimObjects}) before they enter
  * the caches. Once the caches have synced, {@link #wholeStateThenEvents()} gives their content, and
  * from then on every add, update and delete becomes a {@link ClusterEvent} in {@link #events()}, in the
  * order the informers saw them; the model thread takes them from there. The informers survive dropped
@@ -49,6 +58,21 @@ public final class KubeSource implements AutoCloseable {
     private final SharedIndexInformer<V1Namespace> namespaces;
     private final SharedIndexInformer<V1Pod> pods;
     private final SharedIndexInformer<V1NetworkPolicy> policies;
+    private final SharedIndexInformer<V1Node> nodes;
+    private final ApiClient client;
+    private final Duration discoveryPeriod;
+    private final long resyncMs;
+    private final ServedResource clusterPolicyApi;
+    /** Asks discovery whether ClusterNetworkPolicies are served, and starts or stops their informer to match. */
+    private final ScheduledExecutorService discovery = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "npm-discovery");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile ServedResource.Answer clusterPoliciesServed = ServedResource.Answer.UNKNOWN;
+    /** Runs exactly while the resource is served; its own factory, so it can stop and start again alone. */
+    private SharedInformerFactory clusterPolicyFactory;
+    private volatile SharedIndexInformer<DynamicKubernetesObject> clusterPolicies;
     private final BlockingQueue<ObjectChange> events = new LinkedBlockingQueue<>();
     private final Map<ObjectRef, String> problems = new ConcurrentHashMap<>();
     private final AccessDenials denials = new AccessDenials();
@@ -60,10 +84,18 @@ public final class KubeSource implements AutoCloseable {
      * @param resync how often the informers redeliver every cached object (NPM's ResyncPeriodInMinutes)
      */
     public KubeSource(ApiClient client, Duration resync) {
+        this(client, resync, DISCOVERY_PERIOD);
+    }
+
+    /** @param discoveryPeriod how often discovery is asked whether ClusterNetworkPolicies are served */
+    public KubeSource(ApiClient client, Duration resync, Duration discoveryPeriod) {
+        this.discoveryPeriod = discoveryPeriod;
+        this.client = client;
         this.factory = new SharedInformerFactory(client);
         CoreV1Api core = new CoreV1Api(client);
         NetworkingV1Api networking = new NetworkingV1Api(client);
-        long resyncMs = resync.toMillis();
+        this.resyncMs = resync.toMillis();
+        this.clusterPolicyApi = new ServedResource(client, ClusterPolicyJson.GROUP, ClusterPolicyJson.VERSION, ClusterPolicyJson.RESOURCE);
         this.namespaces = factory.sharedIndexInformerFor(new PagedListerWatcher<>(
                 new GenericKubernetesApi<>(V1Namespace.class, V1NamespaceList.class, "", "v1", "namespaces", client),
                 (rv, match, next, limit, timeout) -> core.listNamespace().resourceVersion(rv).resourceVersionMatch(match)._continue(next)
@@ -79,7 +111,13 @@ public final class KubeSource implements AutoCloseable {
                 (rv, match, next, limit, timeout) -> networking.listNetworkPolicyForAllNamespaces().resourceVersion(rv).resourceVersionMatch(match)
                         ._continue(next).limit(limit).timeoutSeconds(timeout).execute(),
                 denials.of("networkpolicies"), SlimObjects::policy, (items, meta) -> new V1NetworkPolicyList().items(items).metadata(meta)), V1NetworkPolicy.class, resyncMs);
+        this.nodes = factory.sharedIndexInformerFor(new PagedListerWatcher<>(
+                new GenericKubernetesApi<>(V1Node.class, V1NodeList.class, "", "v1", "nodes", client),
+                (rv, match, next, limit, timeout) -> core.listNode().resourceVersion(rv).resourceVersionMatch(match)._continue(next)
+                        .limit(limit).timeoutSeconds(timeout).execute(), denials.of("nodes"),
+                SlimObjects::node, (items, meta) -> new V1NodeList().items(items).metadata(meta)), V1Node.class, resyncMs);
         // Watch events arrive whole; slim them too before they are cached.
+        nodes.setTransform(SlimObjects::slim);
         namespaces.setTransform(SlimObjects::slim);
         pods.setTransform(SlimObjects::slim);
         policies.setTransform(SlimObjects::slim);
@@ -87,15 +125,84 @@ public final class KubeSource implements AutoCloseable {
         pods.addEventHandler(handler("Pod", this::podUpserted, m -> new ClusterEvent.PodDeleted(new PodKey(m.getNamespace(), m.getName()))));
         policies.addEventHandler(handler("NetworkPolicy", this::policyUpserted,
                 m -> new ClusterEvent.PolicyDeleted(new PolicyKey(m.getNamespace(), m.getName()))));
+        nodes.addEventHandler(handler("Node", this::nodeUpserted, m -> new ClusterEvent.NodeDeleted(m.getName())));
     }
 
     public void start() {
         factory.startAllRegisteredInformers();
+        discovery.execute(this::discoveryTick);
     }
 
-    /** Whether all three caches hold a whole list: before that, nothing may reach the kernel. */
+    /**
+     * How often discovery is asked whether ClusterNetworkPolicies are served while they are not (their CRD
+     * installed): one small GET per node, answered from the API server's memory; while they are, ten times
+     * less often (their CRD removed, which also ends the informer's watch). At 5,000 nodes: 170 and 17 a second.
+     */
+    public static final Duration DISCOVERY_PERIOD = Duration.ofSeconds(30);
+
+    private void discoveryTick() {
+        try {
+            followClusterPolicies();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "following " + clusterPolicyApi + " failed; asking again later", e);
+        }
+        long next = clusterPoliciesServed == ServedResource.Answer.SERVED ? discoveryPeriod.toMillis() * 10 : discoveryPeriod.toMillis();
+        try {
+            discovery.schedule(this::discoveryTick, next, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // closed meanwhile: nothing more to follow
+        }
+    }
+
+    /**
+     * Whether every cache holds a whole list: before that, nothing may reach the kernel. ClusterNetworkPolicies
+     * count once discovery has answered: not served, or served and listed.
+     */
     public boolean synced() {
-        return namespaces.hasSynced() && pods.hasSynced() && policies.hasSynced();
+        SharedIndexInformer<DynamicKubernetesObject> cnp = clusterPolicies;
+        return namespaces.hasSynced() && pods.hasSynced() && policies.hasSynced() && nodes.hasSynced()
+                && clusterPoliciesServed != ServedResource.Answer.UNKNOWN && (cnp == null || cnp.hasSynced());
+    }
+
+    /**
+     * Starts the ClusterNetworkPolicy informer when discovery says the resource is served, and stops it when
+     * it is no longer (its CRD deleted: the API server deleted every object of it, so each cached one goes as
+     * a delete). An unanswered question changes nothing.
+     */
+    private synchronized void followClusterPolicies() {
+        ServedResource.Answer answer = clusterPolicyApi.ask();
+        if (answer == ServedResource.Answer.UNKNOWN) {
+            return;
+        }
+        if (answer == ServedResource.Answer.SERVED && clusterPolicyFactory == null) {
+            LOG.log(System.Logger.Level.INFO, "the API server serves {0}: watching it", clusterPolicyApi);
+            clusterPolicyFactory = new SharedInformerFactory(client);
+            // Dynamic: it registers the JSON adapters that keep each object's JSON (client-java has no type for this kind).
+            DynamicKubernetesApi api = new DynamicKubernetesApi(ClusterPolicyJson.GROUP, ClusterPolicyJson.VERSION, ClusterPolicyJson.RESOURCE, client);
+            SharedIndexInformer<DynamicKubernetesObject> informer = clusterPolicyFactory.sharedIndexInformerFor(new PagedListerWatcher<>(api,
+                    // Few objects: a list "at any version" (the reflector's first) is sent as resourceVersion 0, whole.
+                    (rv, match, next, limit, timeout) -> api.list(new ListOptions().resourceVersion(match != null ? "0" : rv)._continue(next)
+                            .limit(limit).timeoutSeconds(timeout)).throwsApiException().getObject(),
+                    denials.of(ClusterPolicyJson.RESOURCE), SlimObjects::clusterPolicy,
+                    SlimObjects::clusterPolicyList), DynamicKubernetesObject.class, resyncMs);
+            informer.setTransform(SlimObjects::slim);
+            informer.addEventHandler(handler(ClusterPolicyJson.KIND, this::clusterPolicyUpserted,
+                    m -> new ClusterEvent.ClusterPolicyDeleted(m.getName())));
+            clusterPolicies = informer;
+            clusterPolicyFactory.startAllRegisteredInformers();
+        } else if (answer == ServedResource.Answer.NOT_SERVED && clusterPolicyFactory != null) {
+            LOG.log(System.Logger.Level.INFO, "the API server no longer serves {0}: its policies are gone", clusterPolicyApi);
+            SharedIndexInformer<DynamicKubernetesObject> informer = clusterPolicies;
+            clusterPolicies = null;
+            clusterPolicyFactory.stopAllRegisteredInformers(true);
+            clusterPolicyFactory = null;
+            for (DynamicKubernetesObject o : informer.getIndexer().list()) {
+                problems.remove(ref(ClusterPolicyJson.KIND, o.getMetadata()));
+                offer(new ObjectChange(new ClusterEvent.ClusterPolicyDeleted(o.getMetadata().getName()),
+                        ref(ClusterPolicyJson.KIND, o.getMetadata()), null));
+            }
+        }
+        clusterPoliciesServed = answer;
     }
 
     /** Changes as the informers saw them; for the model thread alone to take. */
@@ -117,8 +224,13 @@ public final class KubeSource implements AutoCloseable {
         forwarding = true;
         List<ObjectChange> out = new ArrayList<>();
         namespaces.getIndexer().list().forEach(n -> add(out, "Namespace", n, this::namespaceUpserted));
+        nodes.getIndexer().list().forEach(n -> add(out, "Node", n, this::nodeUpserted));
         pods.getIndexer().list().forEach(p -> add(out, "Pod", p, this::podUpserted));
         policies.getIndexer().list().forEach(p -> add(out, "NetworkPolicy", p, this::policyUpserted));
+        SharedIndexInformer<DynamicKubernetesObject> cnp = clusterPolicies;
+        if (cnp != null) {
+            cnp.getIndexer().list().forEach(p -> add(out, ClusterPolicyJson.KIND, p, this::clusterPolicyUpserted));
+        }
         return out;
     }
 
@@ -145,8 +257,10 @@ public final class KubeSource implements AutoCloseable {
 
     /** Objects in the caches, per kind: what /debug/state shows. */
     public Map<String, Integer> counts() {
+        SharedIndexInformer<DynamicKubernetesObject> cnp = clusterPolicies;
         return Map.of("namespaces", namespaces.getIndexer().list().size(), "pods", pods.getIndexer().list().size(),
-                "networkpolicies", policies.getIndexer().list().size());
+                "networkpolicies", policies.getIndexer().list().size(), "nodes", nodes.getIndexer().list().size(),
+                ClusterPolicyJson.RESOURCE, cnp == null ? 0 : cnp.getIndexer().list().size());
     }
 
     private ClusterEvent namespaceUpserted(V1Namespace n) {
@@ -169,6 +283,23 @@ public final class KubeSource implements AutoCloseable {
         return new ClusterEvent.PolicyUpserted(KubeObjects.policy(p));
     }
 
+    private ClusterEvent nodeUpserted(V1Node n) {
+        return new ClusterEvent.NodeUpserted(KubeObjects.node(n));
+    }
+
+    /** Read as written; what is wrong with its shape is reported like a pod's bad field, and read so that it fails closed. */
+    private ClusterEvent clusterPolicyUpserted(DynamicKubernetesObject p) {
+        ObjectRef ref = ref(ClusterPolicyJson.KIND, p.getMetadata());
+        FieldErrors errors = new FieldErrors(ref);
+        ClusterEvent event = new ClusterEvent.ClusterPolicyUpserted(ClusterPolicyJson.read(p.getMetadata().getName(), p.getRaw(), errors));
+        if (errors.count() > 0) {
+            problems.put(ref, ApiSyntax.escapeControls(errors.list().toString()));
+        } else {
+            problems.remove(ref);
+        }
+        return event;
+    }
+
     private <T extends KubernetesObject> void add(List<ObjectChange> out, String kind, T object, Function<T, ClusterEvent> convert) {
         ObjectChange c = convertOrReport(kind, object, convert);
         if (c != null) {
@@ -186,8 +317,8 @@ public final class KubeSource implements AutoCloseable {
         String version = meta.getResourceVersion() == null ? "" : meta.getResourceVersion();
         try {
             ClusterEvent e = convert.apply(object);
-            if (!kind.equals("Pod")) {
-                problems.remove(ref);
+            if (!kind.equals("Pod") && !kind.equals(ClusterPolicyJson.KIND)) {
+                problems.remove(ref); // those two report their own fields' problems as they convert
             }
             return new ObjectChange(e, ref(kind, meta), version);
         } catch (IllegalArgumentException e) {
@@ -233,6 +364,12 @@ public final class KubeSource implements AutoCloseable {
 
     @Override
     public void close() {
+        discovery.shutdownNow();
+        synchronized (this) {
+            if (clusterPolicyFactory != null) {
+                clusterPolicyFactory.stopAllRegisteredInformers(true);
+            }
+        }
         factory.stopAllRegisteredInformers(true);
     }
 }

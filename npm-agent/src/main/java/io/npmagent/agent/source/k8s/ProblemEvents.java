@@ -20,7 +20,8 @@ import java.util.stream.Collectors;
 
 /**
  * Tells the object's owner, as a Kubernetes Warning Event on the object, what part of it this node's
- * agent cannot enforce (and so enforces closed): a NetworkPolicy with an invalid field, a pod with an
+ * agent cannot enforce (and so enforces closed): a NetworkPolicy or ClusterNetworkPolicy with an invalid
+ * field (a ClusterNetworkPolicy's {@code domainNames} peer, which this agent does not support, is one), a pod with an
  * invalid bandwidth annotation ({@code Invalid<Kind>}), or an object whose rules the kernel refused
  * ({@code ApplyFailed}, with the kernel's words; retried with backoff meanwhile). One event per object,
  * reason and distinct message, posted when the problem first appears or changes; posting happens on a
@@ -82,14 +83,14 @@ public final class ProblemEvents implements AutoCloseable {
             text = text.substring(0, MAX_MESSAGE - 3) + "...";
         }
         OffsetDateTime now = OffsetDateTime.now();
-        // Events of cluster-scoped objects (namespaces) live in "default", as kubectl looks for them.
+        // Events of cluster-scoped objects (namespaces, ClusterNetworkPolicies) live in "default", as kubectl looks for them.
         String namespace = ref.namespace() == null ? "default" : ref.namespace();
         return new CoreV1Event()
                 .apiVersion("v1")
                 .kind("Event")
                 .metadata(new V1ObjectMeta().generateName(ref.name() + ".").namespace(namespace))
                 .involvedObject(new V1ObjectReference().kind(ref.kind()).namespace(ref.namespace()).name(ref.name())
-                        .apiVersion(ref.kind().equals("NetworkPolicy") ? "networking.k8s.io/v1" : "v1"))
+                        .apiVersion(apiVersion(ref.kind())))
                 .type("Warning")
                 .reason(reason)
                 .message(text)
@@ -99,6 +100,14 @@ public final class ProblemEvents implements AutoCloseable {
                 .firstTimestamp(now)
                 .lastTimestamp(now)
                 .count(1);
+    }
+
+    private static String apiVersion(String kind) {
+        return switch (kind) {
+            case "NetworkPolicy" -> "networking.k8s.io/v1";
+            case ClusterPolicyJson.KIND -> ClusterPolicyJson.API_VERSION;
+            default -> "v1";
+        };
     }
 
     private void post(CoreV1Event event) {

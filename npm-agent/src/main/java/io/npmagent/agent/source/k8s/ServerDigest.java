@@ -9,15 +9,20 @@ import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1NamespaceList;
 import io.kubernetes.client.openapi.models.V1NetworkPolicy;
 import io.kubernetes.client.openapi.models.V1NetworkPolicyList;
+import io.kubernetes.client.openapi.models.V1Node;
+import io.kubernetes.client.openapi.models.V1NodeList;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodList;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.kubernetes.client.util.generic.options.ListOptions;
 import java.io.IOException;
 
 /**
  * The {@link StateDigest} of what the API server holds now, of the kinds the agent watches: a consistent
- * list (from etcd, not a cache) of every Namespace, Pod and NetworkPolicy. When the agent's applied
+ * list (from etcd, not a cache) of every Namespace, Pod, NetworkPolicy, Node and (where served)
+ * ClusterNetworkPolicy. When the agent's applied
  * digest equals it, the agent enforces exactly the server's objects.
  */
 public final class ServerDigest {
@@ -29,6 +34,12 @@ public final class ServerDigest {
         take(digest, "Pod", new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client));
         take(digest, "NetworkPolicy", new GenericKubernetesApi<>(V1NetworkPolicy.class, V1NetworkPolicyList.class, "networking.k8s.io", "v1",
                 "networkpolicies", client));
+        take(digest, "Node", new GenericKubernetesApi<>(V1Node.class, V1NodeList.class, "", "v1", "nodes", client));
+        if (new ServedResource(client, ClusterPolicyJson.GROUP, ClusterPolicyJson.VERSION, ClusterPolicyJson.RESOURCE).ask()
+                == ServedResource.Answer.SERVED) {
+            take(digest, ClusterPolicyJson.KIND, new DynamicKubernetesApi(ClusterPolicyJson.GROUP, ClusterPolicyJson.VERSION,
+                    ClusterPolicyJson.RESOURCE, client));
+        }
         return digest.value();
     }
 

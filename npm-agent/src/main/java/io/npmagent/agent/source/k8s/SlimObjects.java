@@ -1,11 +1,21 @@
 package io.npmagent.agent.source.k8s;
 
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
 import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.openapi.JSON;
+import io.kubernetes.client.openapi.models.V1ListMeta;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesListObject;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.kubernetes.client.openapi.models.V1Container;
 import io.kubernetes.client.openapi.models.V1ContainerPort;
 import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1NetworkPolicy;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
+import io.kubernetes.client.openapi.models.V1Node;
+import io.kubernetes.client.openapi.models.V1NodeAddress;
+import io.kubernetes.client.openapi.models.V1NodeStatus;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1PodStatus;
@@ -43,6 +53,12 @@ public final class SlimObjects {
         }
         if (object instanceof V1NetworkPolicy p) {
             return policy(p);
+        }
+        if (object instanceof V1Node n) {
+            return node(n);
+        }
+        if (object instanceof DynamicKubernetesObject d) {
+            return clusterPolicy(d);
         }
         return object;
     }
@@ -85,6 +101,61 @@ public final class SlimObjects {
 
     public static V1NetworkPolicy policy(V1NetworkPolicy policy) {
         return new V1NetworkPolicy().metadata(meta(policy.getMetadata(), false)).spec(policy.getSpec());
+    }
+
+    /**
+     * Name, labels and the addresses a {@code nodes} peer admits: a node's status (conditions, images,
+     * capacity) is most of it and changes every few minutes, which then changes nothing here.
+     */
+    public static V1Node node(V1Node node) {
+        V1Node out = new V1Node().metadata(meta(node.getMetadata(), false));
+        V1NodeStatus status = node.getStatus();
+        if (status != null && status.getAddresses() != null) {
+            V1NodeStatus slim = new V1NodeStatus();
+            slim.setAddresses(status.getAddresses().stream().filter(a -> a != null && KubeObjects.NODE_ADDRESS_TYPES.contains(a.getType()))
+                    .map(a -> new V1NodeAddress().type(a.getType()).address(a.getAddress())).toList());
+            slim.setAllocatable(null);
+            slim.setCapacity(null);
+            slim.setConditions(null);
+            slim.setDeclaredFeatures(null);
+            slim.setImages(null);
+            slim.setRuntimeHandlers(null);
+            slim.setVolumesAttached(null);
+            slim.setVolumesInUse(null);
+            out.setStatus(slim);
+        }
+        return out;
+    }
+
+    /** A ClusterNetworkPolicy (client-java has no type for it): its name, version and spec; not its status or managed fields. */
+    public static DynamicKubernetesObject clusterPolicy(DynamicKubernetesObject policy) {
+        JsonObject raw = new JsonObject();
+        raw.addProperty("apiVersion", ClusterPolicyJson.API_VERSION);
+        raw.addProperty("kind", ClusterPolicyJson.KIND);
+        JsonObject meta = new JsonObject();
+        V1ObjectMeta m = policy.getMetadata();
+        if (m != null) {
+            meta.addProperty("name", m.getName());
+            meta.addProperty("resourceVersion", m.getResourceVersion());
+        }
+        raw.add("metadata", meta);
+        JsonElement spec = policy.getRaw() == null ? null : policy.getRaw().get("spec");
+        if (spec != null) {
+            raw.add("spec", spec);
+        }
+        return new DynamicKubernetesObject(raw);
+    }
+
+    /** A list of them, as the reflector takes a page: its items are read back from its JSON, so they are written there. */
+    static DynamicKubernetesListObject clusterPolicyList(List<DynamicKubernetesObject> items, V1ListMeta meta) {
+        JsonObject raw = new JsonObject();
+        raw.addProperty("apiVersion", ClusterPolicyJson.API_VERSION);
+        raw.addProperty("kind", ClusterPolicyJson.KIND + "List");
+        raw.add("metadata", meta == null ? new JsonObject() : JSON.getGson().toJsonTree(meta));
+        JsonArray array = new JsonArray();
+        items.forEach(i -> array.add(i.getRaw()));
+        raw.add("items", array);
+        return new DynamicKubernetesListObject(raw);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.npmagent.agent.source.manifest;
 
+import io.npmagent.dataplane.model.ClusterNetworkPolicy;
 import io.npmagent.dataplane.model.ClusterState;
 import io.npmagent.dataplane.model.Namespace;
 import io.npmagent.dataplane.model.NetworkPolicy;
@@ -67,7 +68,7 @@ public final class ManifestDirectory {
                 problems.add(prefix + name + ": cannot read: " + e.getMessage());
             }
             ParsedManifests fresh = text == null
-                    ? new ParsedManifests(List.of(), List.of(), List.of(), List.of("unreadable"))
+                    ? new ParsedManifests(List.of(), List.of(), List.of(), List.of(), List.of("unreadable"))
                     : Manifests.parse(text, prefix + name);
             if (text != null) {
                 problems.addAll(fresh.errors());
@@ -90,6 +91,8 @@ public final class ManifestDirectory {
         now.pods().forEach(p -> pods.put(p.key(), p));
         Map<Object, NetworkPolicy> policies = new LinkedHashMap<>();
         now.policies().forEach(p -> policies.put(p.key(), p));
+        Map<String, ClusterNetworkPolicy> clusterPolicies = new LinkedHashMap<>();
+        now.clusterPolicies().forEach(p -> clusterPolicies.put(p.name(), p));
         for (Namespace n : before.namespaces()) {
             if (ns.putIfAbsent(n.name(), n) == null) {
                 problems.add(where + ": kept Namespace " + n.name() + " as it was until the file loads again");
@@ -105,21 +108,29 @@ public final class ManifestDirectory {
                 problems.add(where + ": kept NetworkPolicy " + p.key() + " as it was until the file loads again");
             }
         }
+        for (ClusterNetworkPolicy p : before.clusterPolicies()) {
+            if (clusterPolicies.putIfAbsent(p.name(), p) == null) {
+                problems.add(where + ": kept ClusterNetworkPolicy " + p.name() + " as it was until the file loads again");
+            }
+        }
         return new ParsedManifests(new ArrayList<>(ns.values()), new ArrayList<>(pods.values()),
-                new ArrayList<>(policies.values()), now.errors());
+                new ArrayList<>(policies.values()), new ArrayList<>(clusterPolicies.values()), now.errors());
     }
 
     private static ClusterState merge(Map<String, ParsedManifests> files, List<String> problems) {
         TreeMap<String, Namespace> ns = new TreeMap<>();
         TreeMap<PodKey, Pod> pods = new TreeMap<>();
         TreeMap<PolicyKey, NetworkPolicy> policies = new TreeMap<>();
+        TreeMap<String, ClusterNetworkPolicy> clusterPolicies = new TreeMap<>();
         Map<Object, String> where = new LinkedHashMap<>();
         files.forEach((file, p) -> {
             p.namespaces().forEach(n -> duplicate(where, "Namespace " + n.name(), file, problems, ns.put(n.name(), n)));
             p.pods().forEach(pod -> duplicate(where, "Pod " + pod.key(), file, problems, pods.put(pod.key(), pod)));
             p.policies().forEach(pol -> duplicate(where, "NetworkPolicy " + pol.key(), file, problems, policies.put(pol.key(), pol)));
+            p.clusterPolicies().forEach(pol -> duplicate(where, "ClusterNetworkPolicy " + pol.name(), file, problems,
+                    clusterPolicies.put(pol.name(), pol)));
         });
-        return new ClusterState(ns, pods, policies);
+        return new ClusterState(ns, pods, policies, clusterPolicies, new TreeMap<>());
     }
 
     private static void duplicate(Map<Object, String> where, String object, String file, List<String> problems, Object replaced) {

@@ -8,8 +8,10 @@ import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1NetworkPolicy;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1Pod;
+import io.npmagent.agent.source.k8s.ClusterPolicyJson;
 import io.npmagent.agent.source.k8s.KubeObjects;
 import io.npmagent.dataplane.model.ApiSyntax;
+import io.npmagent.dataplane.model.ClusterNetworkPolicy;
 import io.npmagent.dataplane.model.FieldErrors;
 import io.npmagent.dataplane.model.Namespace;
 import io.npmagent.dataplane.model.NetworkPolicy;
@@ -38,6 +40,7 @@ final class ManifestSet {
     private final Map<ObjectRef, Loaded<Namespace>> namespaces = new LinkedHashMap<>();
     private final Map<ObjectRef, Loaded<Pod>> pods = new LinkedHashMap<>();
     private final Map<ObjectRef, Loaded<NetworkPolicy>> policies = new LinkedHashMap<>();
+    private final Map<ObjectRef, Loaded<ClusterNetworkPolicy>> clusterPolicies = new LinkedHashMap<>();
     private final List<String> errors = new ArrayList<>();
 
     /**
@@ -121,10 +124,11 @@ final class ManifestSet {
         String wanted = switch (kind) {
             case "Namespace", "Pod", "Service" -> "v1";
             case "NetworkPolicy" -> "networking.k8s.io/v1";
+            case ClusterPolicyJson.KIND -> ClusterPolicyJson.API_VERSION;
             default -> null;
         };
         if (wanted == null) {
-            report(at + ": unsupported kind (Namespace, Pod and NetworkPolicy are read, Service accepted)");
+            report(at + ": unsupported kind (Namespace, Pod, NetworkPolicy and ClusterNetworkPolicy are read, Service accepted)");
             return;
         }
         if (!wanted.equals(apiVersion)) {
@@ -145,6 +149,16 @@ final class ManifestSet {
                     put(namespaces, ObjectRef.namespace(ns.name()), where, ns);
                 }
                 case "Pod" -> addPod(decode(object, V1Pod.class), where);
+                case ClusterPolicyJson.KIND -> {
+                    // Cluster-scoped: a metadata.namespace is ignored, as the API server ignores it.
+                    ObjectRef ref = ObjectRef.clusterNetworkPolicy(name);
+                    FieldErrors fieldErrors = new FieldErrors(ref);
+                    ClusterNetworkPolicy policy = ClusterPolicyJson.read(name, object, fieldErrors);
+                    for (ValidationError e : fieldErrors.list()) {
+                        report(where + ": " + e);
+                    }
+                    put(clusterPolicies, ref, where, policy);
+                }
                 case "Service" -> {
                     // Accepted, not modelled: policy is judged on the backend after kube-proxy's DNAT, so a
                     // Service changes no verdict; the sandbox applies it for kube-proxy.
@@ -194,6 +208,7 @@ final class ManifestSet {
                 namespaces.values().stream().map(Loaded::object).toList(),
                 pods.values().stream().map(Loaded::object).toList(),
                 policies.values().stream().map(Loaded::object).toList(),
+                clusterPolicies.values().stream().map(Loaded::object).toList(),
                 errors);
     }
 

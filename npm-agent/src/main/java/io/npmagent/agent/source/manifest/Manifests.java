@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Loads Namespaces, Pods and NetworkPolicies from YAML or JSON manifests: the manifest-directory source
+ * Loads Namespaces, Pods, NetworkPolicies and ClusterNetworkPolicies from YAML or JSON manifests: the manifest-directory source
  * and the CLI read the cluster through this.
  *
  * <p>Each document is one object of kind Namespace ({@code v1}), Pod ({@code v1}) or NetworkPolicy

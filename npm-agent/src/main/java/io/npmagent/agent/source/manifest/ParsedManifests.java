@@ -1,5 +1,6 @@
 package io.npmagent.agent.source.manifest;
 
+import io.npmagent.dataplane.model.ClusterNetworkPolicy;
 import io.npmagent.dataplane.model.ClusterState;
 import io.npmagent.dataplane.model.Namespace;
 import io.npmagent.dataplane.model.NetworkPolicy;
@@ -15,12 +16,14 @@ import java.util.TreeMap;
  * duplicate). Objects load even when other objects, or parts of themselves, did not.
  */
 public record ParsedManifests(
-        List<Namespace> namespaces, List<Pod> pods, List<NetworkPolicy> policies, List<String> errors) {
+        List<Namespace> namespaces, List<Pod> pods, List<NetworkPolicy> policies, List<ClusterNetworkPolicy> clusterPolicies,
+        List<String> errors) {
 
     public ParsedManifests {
         namespaces = List.copyOf(namespaces);
         pods = List.copyOf(pods);
         policies = List.copyOf(policies);
+        clusterPolicies = List.copyOf(clusterPolicies);
         errors = List.copyOf(errors);
     }
 
@@ -32,6 +35,8 @@ public record ParsedManifests(
         pods.forEach(pod -> p.put(pod.key(), pod));
         TreeMap<PolicyKey, NetworkPolicy> pol = new TreeMap<>();
         policies.forEach(policy -> pol.put(policy.key(), policy));
-        return new ClusterState(ns, p, pol);
+        TreeMap<String, ClusterNetworkPolicy> cnp = new TreeMap<>();
+        clusterPolicies.forEach(policy -> cnp.put(policy.name(), policy));
+        return new ClusterState(ns, p, pol, cnp, new TreeMap<>());
     }
 }

@@ -485,7 +485,7 @@ class ManifestsTest {
 
         assertThat(parsed.namespaces()).extracting(Namespace::name).containsExactly("a");
         assertThat(parsed.errors()).containsExactly("l.yaml document 1 item 1 (Secret a/s): unsupported kind "
-                + "(Namespace, Pod and NetworkPolicy are read, Service accepted)");
+                + "(Namespace, Pod, NetworkPolicy and ClusterNetworkPolicy are read, Service accepted)");
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.npmagent.harness.monitoring.AlertReceiverMain;
 import io.npmagent.harness.monitoring.AlertmanagerConfig;
 import io.npmagent.harness.monitoring.PrometheusApi;
 import io.npmagent.harness.process.Await;
+import io.npmagent.harness.controlplane.GoModules;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -105,11 +106,8 @@ public final class Monitoring implements Step.ClusterAction {
 
     /** The operator's CRDs as its pinned module publishes them ({@code example/prometheus-operator-crd/}). */
     private static Path crds(Cluster c) throws IOException {
-        Path module = c.checkout().resolve("pipelines/upstream/prometheus-operator");
-        String version = UpstreamImages.required(Files.readString(module.resolve("go.mod")), OPERATOR_MODULE);
-        c.must("sh", "-c", "cd \"$0\" && go mod download " + OPERATOR_MODULE, module.toString());
-        String modcache = c.must("sh", "-c", "cd \"$0\" && go env GOMODCACHE", module.toString()).stdout().strip();
-        return Path.of(modcache, OPERATOR_MODULE + "@" + version, "example/prometheus-operator-crd");
+        return GoModules.dir(c.checkout().resolve("pipelines/upstream/prometheus-operator"), OPERATOR_MODULE)
+                .resolve("example/prometheus-operator-crd");
     }
 
     /** Whether {@code up --monitoring} started it. */

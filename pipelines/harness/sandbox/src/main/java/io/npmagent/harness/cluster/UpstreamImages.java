@@ -2,6 +2,7 @@ package io.npmagent.harness.cluster;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.npmagent.harness.controlplane.GoModules;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -24,18 +25,13 @@ public record UpstreamImages(String pauseTag, String corednsTag, String agnhostT
         Path module = c.checkout().resolve("pipelines/upstream/kubernetes");
         String modcache = c.must("sh", "-c", "cd \"$0\" && go env GOMODCACHE", module.toString()).stdout().strip();
         try {
-            String version = required(Files.readString(module.resolve("go.mod")), "k8s.io/kubernetes");
+            String version = GoModules.required(Files.readString(module.resolve("go.mod")), "k8s.io/kubernetes");
             String agnhost = Files.readString(Path.of(modcache, "k8s.io", "kubernetes@" + version, "test/images/agnhost/VERSION")).strip();
             return new UpstreamImages(first(Pattern.compile("v([0-9.]+)"), pause, "pause -v"),
                     "v" + first(Pattern.compile("(?m)^CoreDNS-([0-9.]+)"), coredns, "coredns -version"), agnhost);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    /** The version of {@code module} a go.mod requires on a line of its own (as our build modules pin their upstream). */
-    static String required(String goMod, String module) {
-        return first(Pattern.compile("(?m)^require\\s+" + Pattern.quote(module) + "\\s+(\\S+)"), goMod, "go.mod's require " + module);
     }
 
     static String first(Pattern p, CharSequence text, String what) {

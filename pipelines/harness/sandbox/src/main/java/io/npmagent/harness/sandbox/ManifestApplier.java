@@ -24,7 +24,7 @@ import okhttp3.Response;
 /**
  * Keeps the API server holding what the sandbox's manifest directory says, as {@code kubectl apply
  * --server-side --force-conflicts} and {@code kubectl delete} would: each object is applied (created
- * or updated), in the order namespaces, services, pods, policies, and an object that left the
+ * or updated), in the order namespaces, services, pods, NetworkPolicies, ClusterNetworkPolicies, and an object that left the
  * directory is deleted. Pods are put on one of the sandbox's nodes ({@link PodPlacement}: the scheduler's
  * part), and get an image if
  * they name none; a pod change the server calls immutable is a delete and a create, as kubelet and a
@@ -39,8 +39,9 @@ import okhttp3.Response;
 final class ManifestApplier {
     private static final System.Logger LOG = System.getLogger(ManifestApplier.class.getName());
     private static final MediaType APPLY = MediaType.get("application/apply-patch+yaml");
-    private static final List<String> ORDER = List.of("Namespace", "Service", "Pod", "NetworkPolicy");
+    private static final List<String> ORDER = List.of("Namespace", "Service", "Pod", "NetworkPolicy", "ClusterNetworkPolicy");
     static final String IMAGE = "registry.invalid/npm-agent-sandbox/pod";
+    private static final List<String> CLUSTER_SCOPED = List.of("Namespace", "ClusterNetworkPolicy");
 
     private final ApiClient admin;
     private final PodPlacement placement;
@@ -174,7 +175,9 @@ final class ManifestApplier {
         for (String f : List.of("resourceVersion", "uid", "creationTimestamp", "managedFields", "generation", "selfLink")) {
             meta.remove(f);
         }
-        if (!kind.equals("Namespace") && namespace(o).isEmpty()) {
+        if (CLUSTER_SCOPED.contains(kind)) {
+            meta.remove("namespace"); // as the API server ignores it
+        } else if (namespace(o).isEmpty()) {
             meta.addProperty("namespace", "default");
         }
         if (kind.equals("Pod")) {
@@ -229,6 +232,7 @@ final class ManifestApplier {
             case "Service" -> "/api/v1/namespaces/" + ns + "/services/" + name;
             case "Pod" -> "/api/v1/namespaces/" + ns + "/pods/" + name;
             case "NetworkPolicy" -> "/apis/networking.k8s.io/v1/namespaces/" + ns + "/networkpolicies/" + name;
+            case "ClusterNetworkPolicy" -> "/apis/policy.networking.k8s.io/v1beta1/clusternetworkpolicies/" + name;
             default -> throw new IllegalArgumentException(kind(o));
         };
     }

@@ -4,6 +4,7 @@ import io.npmagent.harness.process.Cgroups;
 import io.kubernetes.client.openapi.ApiClient;
 import io.npmagent.harness.controlplane.AgentIdentity;
 import io.npmagent.harness.controlplane.ControlPlane;
+import io.npmagent.harness.controlplane.NetworkPolicyApi;
 import io.npmagent.harness.process.Daemon;
 import io.npmagent.agent.source.k8s.ServerDigest;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
@@ -42,6 +43,8 @@ public final class SandboxDaemon {
         }, "sandbox-stop"));
         ApiClient admin = cp.admin();
         AgentIdentity.applyRbac(admin);
+        // The Experimental channel: the sandbox is where nodes peers and named ports are tried too.
+        NetworkPolicyApi.install(admin, NetworkPolicyApi.Channel.EXPERIMENTAL);
         Path agentKubeconfig = AgentIdentity.kubeconfig(cp);
         for (SandboxNode node : nodes) {
             node.register(admin);

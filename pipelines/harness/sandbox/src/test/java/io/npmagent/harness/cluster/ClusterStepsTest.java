@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.gson.JsonParser;
+import io.npmagent.harness.controlplane.GoModules;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -75,7 +76,7 @@ class ClusterStepsTest {
 
     @Test
     void versionsAndHierarchiesAreReadFromWhatUpstreamAndTheKernelWrite() {
-        assertThat(UpstreamImages.required("module x\n\nrequire k8s.io/kubernetes v1.34.4\n\nrequire (\n)\n", "k8s.io/kubernetes")).isEqualTo("v1.34.4");
+        assertThat(GoModules.required("module x\n\nrequire k8s.io/kubernetes v1.34.4\n\nrequire (\n)\n", "k8s.io/kubernetes")).isEqualTo("v1.34.4");
         assertThat(NodeCgroups.v1Hierarchies("cgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\ncgroup2 /sys/fs/cgroup/unified cgroup2 rw 0 0\n"))
                 .containsExactly(Path.of("/sys/fs/cgroup/cpu"));
     }
