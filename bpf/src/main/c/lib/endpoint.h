@@ -1,9 +1,9 @@
 /* Local pods, by the host-side interface their traffic crosses: which endpoint the interface
  * belongs to, which directions are judged and what a peer its policy entries do not name gets there
  * (a direction nothing judges is allowed whole, the "allow-all entry" of that direction), its rate
- * limits and the congestion control its
- * TCP connections get. These live here, in the versioned state, so a pod's rate or congestion
- * control change and its policy change reach packets and sockets at the same flip. */
+ * limits and the congestion control its TCP connections get. These live here, in the versioned state,
+ * so a pod's rate or congestion control change and its policy change reach packets and sockets at the
+ * same flip. */
 #ifndef NPM_ENDPOINT_H
 #define NPM_ENDPOINT_H
 

@@ -3,10 +3,11 @@
  * Egress to an address that may be a Service's: judged after kube-proxy's DNAT, on the backend it
  * chose. At the pod's interface (tc) the destination is still the ClusterIP, which is no pod; so a
  * packet of a pod whose egress is judged (NetworkPolicy isolation, or a ClusterNetworkPolicy) to an
- * address that is no pod (WORLD, or an ipBlock's atom) is not judged there but marked (NPM_MARK_DEFERRED) and judged at the netfilter forward (and local-in)
- * hook, where the destination is the backend's. What that hook admits is remembered in npm_ct under
- * the tuple the pod sent (conntrack's original tuple: the ClusterIP's), so the flow's later packets
- * and its replies, which come back from the ClusterIP, pass at tc as any other flow's. Only while the
+ * address that is no pod (WORLD, or an ipBlock's atom) is not judged there but marked
+ * (NPM_MARK_DEFERRED) and judged at the netfilter forward (and local-in) hook, where the destination
+ * is the backend's. What that hook admits is remembered in npm_ct under the tuple the pod sent
+ * (conntrack's original tuple: the ClusterIP's), so the flow's later packets and its replies, which
+ * come back from the ClusterIP, pass at tc as any other flow's. Only while the
  * hook is attached for the family (npm_forward_hooks) does tc defer; without it, tc judges the
  * ClusterIP itself, which admits less, never more.
  *
