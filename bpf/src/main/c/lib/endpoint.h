@@ -1,8 +1,9 @@
 /* Local pods, by the host-side interface their traffic crosses: which endpoint the interface
- * belongs to, which directions its policies isolate (a direction no policy isolates is allowed
- * whole, the "allow-all entry" of that direction), its rate limits and the congestion control its
- * TCP connections get. These live here, in the versioned state, so a pod's rate or congestion
- * control change and its policy change reach packets and sockets at the same flip. */
+ * belongs to, which directions are judged and what a peer its policy entries do not name gets there
+ * (a direction nothing judges is allowed whole, the "allow-all entry" of that direction), its rate
+ * limits and the congestion control its TCP connections get. These live here, in the versioned state,
+ * so a pod's rate or congestion control change and its policy change reach packets and sockets at the
+ * same flip. */
 #ifndef NPM_ENDPOINT_H
 #define NPM_ENDPOINT_H
 
@@ -14,9 +15,14 @@ struct npm_endpoint_key {
     __u8 pad[3];
 };
 
+/* npm_endpoint.judged, by direction. 0 and 1 are what an agent before tiers wrote (isolated or not). */
+#define NPM_JUDGED_OPEN 0          /* nothing judges the direction: everything passes */
+#define NPM_JUDGED_MISS_DENIED 1   /* judged; a peer and port no policy entry covers is dropped */
+#define NPM_JUDGED_MISS_ALLOWED 2  /* judged (a ClusterNetworkPolicy has a say); a miss passes */
+
 struct npm_endpoint {
     __u32 id;
-    __u8 isolated[2]; /* by direction: NPM_INGRESS, NPM_EGRESS */
+    __u8 judged[2]; /* by direction (NPM_INGRESS, NPM_EGRESS): NPM_JUDGED_* */
     __u8 pad[2];
     __u64 rate[2];    /* bits per second by direction, 0: no limit (bandwidth.h) */
     char congestion[NPM_TCP_CA_NAME_MAX]; /* NUL-terminated; empty: the namespace's default (congestion.h) */

@@ -2,19 +2,20 @@
  *
  * Egress to an address that may be a Service's: judged after kube-proxy's DNAT, on the backend it
  * chose. At the pod's interface (tc) the destination is still the ClusterIP, which is no pod; so a
- * packet of an egress-isolated pod to an address that is no pod (WORLD, or an ipBlock's atom) is not
- * judged there but marked (NPM_MARK_DEFERRED) and judged at the netfilter forward (and local-in)
- * hook, where the destination is the backend's. What that hook admits is remembered in npm_ct under
- * the tuple the pod sent (conntrack's original tuple: the ClusterIP's), so the flow's later packets
- * and its replies, which come back from the ClusterIP, pass at tc as any other flow's. Only while the
+ * packet of a pod whose egress is judged (NetworkPolicy isolation, or a ClusterNetworkPolicy) to an
+ * address that is no pod (WORLD, or an ipBlock's atom) is not judged there but marked
+ * (NPM_MARK_DEFERRED) and judged at the netfilter forward (and local-in) hook, where the destination
+ * is the backend's. What that hook admits is remembered in npm_ct under the tuple the pod sent
+ * (conntrack's original tuple: the ClusterIP's), so the flow's later packets and its replies, which
+ * come back from the ClusterIP, pass at tc as any other flow's. Only while the
  * hook is attached for the family (npm_forward_hooks) does tc defer; without it, tc judges the
  * ClusterIP itself, which admits less, never more.
  *
  * Ingress to a local pod through a Service: kube-proxy masquerades some of it in POSTROUTING (a pod
  * reaching itself, hairpin; all of it with --masquerade-all; NodePort traffic with
  * externalTrafficPolicy Cluster), so at the pod's interface (tc) the source is the node's address,
- * which is always admitted. So the first packet of every translated connection to an
- * ingress-isolated local pod (conntrack NEW, destination changed by DNAT) is judged here too, at
+ * which is always admitted. So the first packet of every translated connection to a
+ * local pod whose ingress is judged (conntrack NEW, destination changed by DNAT) is judged here too, at
  * forward, on the source it had before SNAT, as the netfilter backends judge it. tc judges it again
  * on what it sees: the same source (the same verdict) or the node's (admitted).
  *

@@ -1,11 +1,17 @@
-/* What each local pod admits: a longest-prefix-match trie keyed by endpoint, direction, peer
- * identity, protocol and port, the port range of a rule split into masked prefixes. An entry whose
- * prefix stops before the protocol admits every protocol (a rule without ports). A rule without
- * peers is keyed by NPM_IDENTITY_ANY. A packet is admitted when its peer's identity, or ANY, hits. */
+/* What each local pod decides about a new connection: a longest-prefix-match trie keyed by endpoint,
+ * direction, peer identity, protocol and port, the port range of a rule split into masked prefixes. An
+ * entry whose prefix stops before the protocol covers every protocol (a rule without ports). A peer no
+ * rule names is keyed by NPM_IDENTITY_ANY. Each entry carries the final verdict of the pod's whole walk
+ * for what it covers (ClusterNetworkPolicy Admin tier, NetworkPolicy, Baseline tier, default), which the
+ * agent computes: the order of tiers, policies and rules (priority) lives in the agent alone, never
+ * here. The peer's identity is looked up first, then ANY; where neither hits, the endpoint says what a
+ * miss gets (endpoint.h). A pod that only NetworkPolicies judge has only ALLOW entries and denies a
+ * miss, as before tiers. */
 #ifndef NPM_POLICY_H
 #define NPM_POLICY_H
 
 #include "common.h"
+#include "endpoint.h"
 
 struct npm_policy_key {
     __u32 prefixlen; /* 96 for any protocol, 112 + port prefix for one protocol */
@@ -19,8 +25,13 @@ struct npm_policy_key {
     __be16 port;
 };
 
+/* npm_policy_value.verdict. An agent before tiers wrote 1 (admitted) in every entry. Anything else
+ * denies (fail closed). */
+#define NPM_VERDICT_ALLOW 1
+#define NPM_VERDICT_DENY 2
+
 struct npm_policy_value {
-    __u32 rules; /* how many rules admit this entry: for inspection */
+    __u32 verdict; /* NPM_VERDICT_ALLOW or NPM_VERDICT_DENY */
 };
 
 struct {
@@ -32,8 +43,10 @@ struct {
     __uint(pinning, LIBBPF_PIN_BY_NAME);
 } npm_policy SEC(".maps");
 
+/* Whether the pod's entries allow the peer (its identity, else ANY) for the packet's protocol and
+ * port; a miss gets the endpoint's judgement of the direction (NPM_JUDGED_MISS_ALLOWED or not). */
 static __always_inline int npm_admitted(__u8 version, __u8 direction, __u32 endpoint, __u32 identity,
-                                        const struct npm_packet *p)
+                                        const struct npm_packet *p, __u8 judged)
 {
     struct npm_policy_key key = {};
     key.prefixlen = 128;
@@ -43,10 +56,14 @@ static __always_inline int npm_admitted(__u8 version, __u8 direction, __u32 endp
     key.identity = identity;
     key.protocol = p->protocol;
     key.port = p->dport;
-    if (bpf_map_lookup_elem(&npm_policy, &key))
-        return 1;
-    key.identity = NPM_IDENTITY_ANY;
-    return bpf_map_lookup_elem(&npm_policy, &key) != 0;
+    struct npm_policy_value *v = bpf_map_lookup_elem(&npm_policy, &key);
+    if (!v) {
+        key.identity = NPM_IDENTITY_ANY;
+        v = bpf_map_lookup_elem(&npm_policy, &key);
+    }
+    if (!v)
+        return judged == NPM_JUDGED_MISS_ALLOWED;
+    return v->verdict == NPM_VERDICT_ALLOW;
 }
 
 #endif

@@ -48,7 +48,7 @@ final class LocalPods {
             } else if (ep != null) {
                 interfaceOfPod.put(pod, ifindex);
                 podOfInterface.put(ifindex, pod);
-                maps.putEndpoint(ifindex, new EndpointMap.Value(ep.id(), ep.ingressIsolated(), ep.egressIsolated(),
+                maps.putEndpoint(ifindex, new EndpointMap.Value(ep.id(), ep.ingress(), ep.egress(),
                         ep.bandwidth().ingressBitsPerSecond(), ep.bandwidth().egressBitsPerSecond(), ep.congestion()));
                 touched.add(ifindex);
                 addressesOfPod.put(pod, ep.ips());

@@ -49,7 +49,8 @@ final class VersionedMaps {
     /** Placed local pods' addresses to their interfaces (the forward hook's way to a pod on a bridge). */
     private final Map<IpAddress, Integer> wantLocal = new HashMap<>();
     private final Map<Cidr, Integer> wantIpcache = new HashMap<>();
-    private Set<PolicyEntry> wantPolicy = Set.of();
+    /** Each policy entry wanted, with its verdict. */
+    private Map<PolicyEntry, Integer> wantPolicy = Map.of();
 
     /**
      * One copy of the maps, without the version bit: what it holds, and which keys may differ from what
@@ -59,7 +60,7 @@ final class VersionedMaps {
         final DeltaTracker<Integer, EndpointMap.Value> endpoints = new DeltaTracker<>();
         final DeltaTracker<IpAddress, Integer> local = new DeltaTracker<>();
         final DeltaTracker<Cidr, Integer> ipcache = new DeltaTracker<>();
-        /** Entry to its value (always 1: the number of rules is not kept). */
+        /** Entry to its value: its verdict ({@code PolicyMap.ALLOW} or {@code DENY}). */
         final DeltaTracker<PolicyEntry, Integer> policy = new DeltaTracker<>();
 
         List<DeltaTracker<?, ?>> all() {
@@ -120,8 +121,8 @@ final class VersionedMaps {
         everything();
     }
 
-    /** Every policy entry wanted; {@code changed} names those that came or went since the last call. */
-    void setPolicy(Set<PolicyEntry> entries, Set<PolicyEntry> changed) {
+    /** Every policy entry wanted, with its verdict; {@code changed} names those that came, went or changed verdict since the last call. */
+    void setPolicy(Map<PolicyEntry, Integer> entries, Set<PolicyEntry> changed) {
         wantPolicy = entries;
         for (Copy c : copies) {
             c.policy.mayDiffer(changed);
@@ -204,7 +205,7 @@ final class VersionedMaps {
         }
         for (byte[][] kv : policy.entries()) {
             PolicyMap.Key k = PolicyMap.Key.decode(kv[0]);
-            policyRead.get(k.version() & 1).put(PolicyEntry.of(k), PolicyMap.rules(kv[1]));
+            policyRead.get(k.version() & 1).put(PolicyEntry.of(k), PolicyMap.verdict(kv[1]));
         }
         for (int v = 0; v < 2; v++) { // replacing makes every key of the copy one to compare
             copies[v].endpoints.replace(endpointsRead.get(v));
@@ -221,7 +222,7 @@ final class VersionedMaps {
         int changed = 0;
         changed += sync(ipcache, c.ipcache, c.ipcache.pendingDelta(wantIpcache.keySet(), wantIpcache::get),
                 k -> new IpcacheMap.Key(v, k).encode(), IpcacheMap::value);
-        changed += sync(policy, c.policy, c.policy.pendingDelta(wantPolicy, this::wantedRules),
+        changed += sync(policy, c.policy, c.policy.pendingDelta(wantPolicy.keySet(), wantPolicy::get),
                 e -> e.key(v).encode(), PolicyMap::value);
         changed += sync(endpoints, c.endpoints, c.endpoints.pendingDelta(wantEndpoints.keySet(), wantEndpoints::get),
                 k -> new EndpointMap.Key(k, v).encode(), EndpointMap.Value::encode);
@@ -235,13 +236,9 @@ final class VersionedMaps {
     private boolean differs(int v) {
         Copy c = copies[v];
         return c.ipcache.pendingDiffers(wantIpcache.keySet(), wantIpcache::get)
-                || c.policy.pendingDiffers(wantPolicy, this::wantedRules)
+                || c.policy.pendingDiffers(wantPolicy.keySet(), wantPolicy::get)
                 || c.endpoints.pendingDiffers(wantEndpoints.keySet(), wantEndpoints::get)
                 || c.local.pendingDiffers(wantLocal.keySet(), wantLocal::get);
-    }
-
-    private Integer wantedRules(PolicyEntry e) {
-        return wantPolicy.contains(e) ? 1 : null;
     }
 
     /**

@@ -62,6 +62,11 @@ class BpfPacketKernelTest {
     }
 
     @Test
+    void tiersDecideAroundNetworkPolicy() {
+        PacketScenarios.tiersDecideAroundNetworkPolicy(net, backend(net));
+    }
+
+    @Test
     void aNewConnectionOnAReusedPortMeetsThePolicyOfNow() {
         PacketScenarios.aNewConnectionOnAReusedPortMeetsThePolicyOfNow(net, backend(net));
     }

@@ -19,7 +19,6 @@ import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
-import io.npmagent.dataplane.policy.ClusterEventsForTests;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.HashMap;
@@ -54,7 +53,7 @@ class InMemoryBackendPropertyTest {
         Arbitrary<Integer> refuseAt = Arbitraries.frequencyOf(
                 net.jqwik.api.Tuple.of(1, Arbitraries.just(-1)),
                 net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, 24)));
-        return Combinators.combine(ClusterEventsForTests.event(), refuseAt).as(Step::new).list().ofMinSize(4).ofMaxSize(30);
+        return Combinators.combine(io.npmagent.dataplane.policy.ClusterPolicyArbitraries.eventOfBothKinds(), refuseAt).as(Step::new).list().ofMinSize(4).ofMaxSize(30);
     }
 
     @Property(tries = 300)
@@ -196,7 +195,7 @@ class InMemoryBackendPropertyTest {
                     EndpointMap.Value v = EndpointMap.Value.decode(kv[1]);
                     PodKey pod = podOf.get(k.ifindex());
                     podOfEndpoint.put(v.id(), pod);
-                    eps.put(pod, List.of(v.ingressIsolated(), v.egressIsolated(), v.ingressRate(), v.egressRate()));
+                    eps.put(pod, List.of(v.ingress(), v.egress(), v.ingressRate(), v.egressRate()));
                 }
             }
             Map<IpAddress, PodKey> loc = new HashMap<>();
@@ -213,11 +212,11 @@ class InMemoryBackendPropertyTest {
                     ipc.put(k.prefix(), IpcacheMap.identity(kv[1]));
                 }
             }
-            Set<PolicyEntry> pol = new HashSet<>();
+            Map<PolicyEntry, Integer> pol = new HashMap<>();
             for (byte[][] kv : policy.contents()) {
                 PolicyMap.Key k = PolicyMap.Key.decode(kv[0]);
                 if (k.version() == version) {
-                    pol.add(PolicyEntry.of(k));
+                    pol.put(PolicyEntry.of(k), PolicyMap.verdict(kv[1]));
                 }
             }
             return named(eps, loc, ipc, pol, podOfEndpoint);
@@ -234,7 +233,7 @@ class InMemoryBackendPropertyTest {
             r.endpoints().forEach((pod, ep) -> {
                 ifindex(pod);
                 podOfEndpoint.put(ep.id(), pod);
-                eps.put(pod, List.of(ep.ingressIsolated(), ep.egressIsolated(), ep.bandwidth().ingressBitsPerSecond(),
+                eps.put(pod, List.of(ep.ingress(), ep.egress(), ep.bandwidth().ingressBitsPerSecond(),
                         ep.bandwidth().egressBitsPerSecond()));
                 ep.ips().forEach(ip -> loc.put(ip, pod));
             });
@@ -248,15 +247,16 @@ class InMemoryBackendPropertyTest {
          * for, so two models' renders of one cluster compare equal.
          */
         private static Map<String, Object> named(Map<PodKey, List<Object>> eps, Map<IpAddress, PodKey> loc, Map<Cidr, Integer> ipc,
-                Set<PolicyEntry> pol, Map<Integer, PodKey> podOfEndpoint) {
+                Map<PolicyEntry, Integer> pol, Map<Integer, PodKey> podOfEndpoint) {
             Map<Integer, Set<String>> prefixesOf = new HashMap<>();
             ipc.forEach((prefix, id) -> prefixesOf.computeIfAbsent(id, k -> new TreeSet<>()).add(prefix.toString()));
             Map<Cidr, Object> ipcNamed = new HashMap<>();
             ipc.forEach((prefix, id) -> ipcNamed.put(prefix, identity(id, prefixesOf)));
             Set<List<Object>> polNamed = new HashSet<>();
-            for (PolicyEntry e : pol) {
+            for (Map.Entry<PolicyEntry, Integer> entry : pol.entrySet()) {
+                PolicyEntry e = entry.getKey();
                 polNamed.add(List.of(String.valueOf(podOfEndpoint.get(e.endpoint())), e.direction(), identity(e.identity(), prefixesOf),
-                        e.anyProtocol(), e.protocol(), e.port(), e.portBits()));
+                        e.anyProtocol(), e.protocol(), e.port(), e.portBits(), entry.getValue()));
             }
             return Map.of("endpoints", eps, "local", loc, "ipcache", ipcNamed, "policy", polNamed);
         }

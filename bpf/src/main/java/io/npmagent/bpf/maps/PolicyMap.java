@@ -3,7 +3,8 @@ package io.npmagent.bpf.maps;
 import java.nio.ByteBuffer;
 
 /**
- * {@code npm_policy} (policy.h): what each local endpoint admits, as longest-prefix-match entries.
+ * {@code npm_policy} (policy.h): what each local endpoint decides about a peer, as longest-prefix-match
+ * entries whose value is the verdict ({@link #ALLOW} or {@link #DENY}) of the pod's whole walk.
  * Fixed part (96 bits after the prefix length): version, direction, padding, endpoint, identity. An
  * entry of prefix 96 admits every protocol; 112 + k admits one protocol and the ports whose first k
  * bits equal the port's.
@@ -79,11 +80,16 @@ public final class PolicyMap {
         }
     }
 
-    public static byte[] value(int rules) {
-        return Bytes.writer(VALUE_SIZE).putInt(rules).array();
+    /** NPM_VERDICT_ALLOW: what an agent before tiers wrote in every entry. */
+    public static final int ALLOW = 1;
+    /** NPM_VERDICT_DENY (the programs deny any value but {@link #ALLOW}). */
+    public static final int DENY = 2;
+
+    public static byte[] value(int verdict) {
+        return Bytes.writer(VALUE_SIZE).putInt(verdict).array();
     }
 
-    public static int rules(byte[] value) {
+    public static int verdict(byte[] value) {
         return Bytes.reader(value, VALUE_SIZE).getInt();
     }
 }

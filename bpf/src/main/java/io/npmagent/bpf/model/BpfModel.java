@@ -1,5 +1,9 @@
 package io.npmagent.bpf.model;
 
+import io.npmagent.bpf.maps.EndpointMap.Judged;
+import io.npmagent.bpf.maps.PolicyMap;
+import io.npmagent.dataplane.desired.CompiledClusterPolicy;
+import io.npmagent.dataplane.desired.CompiledClusterRule;
 import io.npmagent.dataplane.desired.CompiledPolicy;
 import io.npmagent.dataplane.desired.CompiledRule;
 import io.npmagent.dataplane.desired.DesiredDelta;
@@ -14,6 +18,8 @@ import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.dataplane.model.Tier;
+import io.npmagent.dataplane.tier.RuleAction;
 import io.npmagent.dataplane.util.Multimaps;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -45,6 +51,19 @@ import java.util.function.BiConsumer;
  * the pod itself for ingress, each peer class's identity for egress). An ipBlock admits the atoms
  * inside it and outside every except (every except is itself an atom, so atoms never straddle one).
  *
+ * <p><b>ClusterNetworkPolicy tiers: verdicts, priority in Java.</b> A pod that a ClusterNetworkPolicy
+ * selects (a non-empty {@link LocalPod#tiers()}) is <i>walked</i>: per direction a tier list has a say
+ * in, the whole walk (Admin list in order, the pod's NetworkPolicies if they isolate it, Baseline list,
+ * allow; {@link TierWalk}) is computed here for each peer class a rule names and for a peer no rule names
+ * (ANY), as a verdict per protocol and port, and written as entries whose value is that verdict (allow or
+ * deny). The endpoint's miss verdict for the direction is ANY's for protocols without ports; ANY's
+ * entries are where it differs from that; a class's entries are where its walk differs from ANY's
+ * (the programs look up the class, then ANY, then take the miss verdict). So tiers, priority and rule
+ * order live only here, in the order a walk is computed: a priority edit (a new order in the pod's
+ * lists) or a rule edit renders new verdicts, which land with the batch's flip like any entry. A
+ * direction no tier list has a say in renders as below, and a pod no ClusterNetworkPolicy selects
+ * renders exactly as before tiers: allow entries, a miss denied where NetworkPolicies isolate.
+ *
  * <p><b>Cost follows the change.</b> A delta costs what depends on it, not the cluster: an address
  * that came, went or moved changes its own ipcache entry; a peer class that came or went, or an
  * identity joining or leaving a selector set, adds or removes just that class's entries in the rules
@@ -67,6 +86,7 @@ public final class BpfModel {
     private final Map<PeerSetKey, Set<IdentityId>> sets = new HashMap<>();
     private final Map<PolicyKey, CompiledPolicy> policies = new HashMap<>();
     private final Map<PodKey, LocalPod> pods = new HashMap<>();
+    private final Map<String, CompiledClusterPolicy> clusterPolicies = new HashMap<>();
 
     private final Map<PodKey, Integer> endpointIds = new HashMap<>();
     private final Map<List<Object>, Integer> classIds = new HashMap<>();
@@ -82,6 +102,11 @@ public final class BpfModel {
     private final Map<IdentityId, Set<PeerSetKey>> setsOfIdentity = new HashMap<>();
     /** Policies with a named port in some rule: their pods depend on identities' named ports and on every class. */
     private final Set<PolicyKey> namedPortPolicies = new HashSet<>();
+    /** The walked pods that list each ClusterNetworkPolicy, in any tier and direction. */
+    private final Map<String, Set<PodKey>> podsByClusterPolicy = new HashMap<>();
+    private final Map<PeerSetKey, Set<String>> clusterPoliciesBySet = new HashMap<>();
+    /** ClusterNetworkPolicies with a named port in some rule (their pods are redone when identities change). */
+    private final Set<String> namedPortClusterPolicies = new HashSet<>();
 
     // The last render, kept so the next one redoes only what changed.
     private boolean renderAll = true;
@@ -98,11 +123,17 @@ public final class BpfModel {
     /** The ipcache prefixes an address change moved since the last render. */
     private final Set<Cidr> dirtyIpcache = new HashSet<>();
     private final Map<PodKey, Rendered.Endpoint> endpoints = new LinkedHashMap<>();
-    /** Per pod, each entry with the number of rules that make it: it lives while one does. */
+    /**
+     * Per pod no ClusterNetworkPolicy selects, each entry (all allow) with the number of rules that make
+     * it: it lives while one does.
+     */
     private final Map<PodKey, Map<PolicyEntry, Integer>> entriesByPod = new HashMap<>();
+    /** Per walked pod (a ClusterNetworkPolicy selects it), each entry with its verdict: redone whole. */
+    private final Map<PodKey, Map<PolicyEntry, Integer>> verdictsByPod = new HashMap<>();
     /** Entries a peer class's coming or going added or removed since the last render. */
     private final Set<PolicyEntry> dirtyEntries = new HashSet<>();
-    private final Set<PolicyEntry> entries = new HashSet<>();
+    /** Every entry, with its verdict ({@link PolicyMap#ALLOW} or {@link PolicyMap#DENY}). */
+    private final Map<PolicyEntry, Integer> entries = new HashMap<>();
 
     /**
      * Takes a delta and notes what the next render must redo: everything when the ipBlock atoms change
@@ -114,7 +145,23 @@ public final class BpfModel {
         d.pods().forEach((k, c) -> {
             index(podsByPolicy, c.before(), k, false);
             index(podsByPolicy, c.after(), k, true);
+            indexTiers(c.before(), k, false);
+            indexTiers(c.after(), k, true);
             dirtyPods.add(k);
+        });
+        d.clusterPolicies().forEach((name, c) -> {
+            if (c.before() != null) {
+                c.before().peerSets().forEach(set -> Multimaps.remove(clusterPoliciesBySet, set, name));
+            }
+            if (c.after() != null) {
+                c.after().peerSets().forEach(set -> Multimaps.add(clusterPoliciesBySet, set, name));
+            }
+            if (c.after() != null && namesAPort(c.after())) {
+                namedPortClusterPolicies.add(name);
+            } else {
+                namedPortClusterPolicies.remove(name);
+            }
+            dirtyPods.addAll(podsByClusterPolicy.getOrDefault(name, Set.of()));
         });
         d.policies().forEach((k, c) -> {
             if (c.before() != null) {
@@ -133,6 +180,7 @@ public final class BpfModel {
         d.peerSets().keySet().forEach(this::dirtyPodsOf);
         if (!d.identities().isEmpty()) { // named ports resolve through identities: those pods are redone whole
             namedPortPolicies.forEach(pk -> dirtyPods.addAll(podsByPolicy.getOrDefault(pk, Set.of())));
+            namedPortClusterPolicies.forEach(name -> dirtyPods.addAll(podsByClusterPolicy.getOrDefault(name, Set.of())));
         }
 
         d.identities().forEach((k, c) -> put(identities, k, c.after()));
@@ -163,6 +211,7 @@ public final class BpfModel {
             }
         });
         d.policies().forEach((k, c) -> put(policies, k, c.after()));
+        d.clusterPolicies().forEach((k, c) -> put(clusterPolicies, k, c.after()));
         d.pods().forEach((k, c) -> put(pods, k, c.after()));
 
         if (!renderAll && d.peerSets().keySet().stream().anyMatch(k -> k instanceof PeerSetKey.CidrPeers) && !atoms().equals(atoms)) {
@@ -248,7 +297,8 @@ public final class BpfModel {
             }
         }
         namedPortPolicies.forEach(pk -> users.addAll(podsByPolicy.getOrDefault(pk, Set.of())));
-        countClass(users, id, cls, atom, delta);
+        namedPortClusterPolicies.forEach(name -> users.addAll(podsByClusterPolicy.getOrDefault(name, Set.of())));
+        countClass(users, id, cls, atom, delta); // walked pods among them are redone whole
     }
 
     private static boolean namesAPort(CompiledPolicy policy) {
@@ -261,6 +311,36 @@ public final class BpfModel {
         }
         return false;
     }
+
+    private static boolean namesAPort(CompiledClusterPolicy policy) {
+        for (Direction d : Direction.values()) {
+            for (CompiledClusterRule rule : policy.rules(d)) {
+                if (rule.ports().stream().anyMatch(m -> m instanceof PortMatch.NamedPort)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private void indexTiers(LocalPod row, PodKey pod, boolean add) {
+        if (row == null) {
+            return;
+        }
+        for (Tier tier : CLUSTER_TIERS) {
+            for (Direction d : Direction.values()) {
+                for (String name : row.tiers().of(tier, d)) {
+                    if (add) {
+                        Multimaps.add(podsByClusterPolicy, name, pod);
+                    } else {
+                        Multimaps.remove(podsByClusterPolicy, name, pod);
+                    }
+                }
+            }
+        }
+    }
+
+    private static final List<Tier> CLUSTER_TIERS = List.of(Tier.ADMIN, Tier.BASELINE);
 
     private static void index(Map<PolicyKey, Set<PodKey>> podsByPolicy, LocalPod row, PodKey pod, boolean add) {
         if (row == null) {
@@ -281,10 +361,13 @@ public final class BpfModel {
         podsUsing(set, dirtyPods);
     }
 
-    /** The local pods of every policy with a rule naming {@code set}, into {@code out}. */
+    /** The local pods of every policy (of either kind) with a rule naming {@code set}, into {@code out}. */
     private void podsUsing(PeerSetKey set, Set<PodKey> out) {
         for (PolicyKey pk : policiesBySet.getOrDefault(set, Set.of())) {
             out.addAll(podsByPolicy.getOrDefault(pk, Set.of()));
+        }
+        for (String name : clusterPoliciesBySet.getOrDefault(set, Set.of())) {
+            out.addAll(podsByClusterPolicy.getOrDefault(name, Set.of()));
         }
     }
 
@@ -293,7 +376,7 @@ public final class BpfModel {
         Map<PeerSetKey, SortedSet<IdentityId>> s = new HashMap<>();
         sets.forEach((k, v) -> s.put(k, new TreeSet<>(v)));
         return new DesiredState(new TreeMap<>(identities), new TreeMap<>(addresses), new TreeMap<>(s),
-                new TreeMap<>(policies), new TreeMap<>(pods));
+                new TreeMap<>(policies), new TreeMap<>(clusterPolicies), new TreeMap<>(pods));
     }
 
     private static <K, V> void put(Map<K, V> m, K k, V v) {
@@ -325,7 +408,7 @@ public final class BpfModel {
         dirtyIpcache.clear();
         dirtyEntries.clear();
         return new Rendered(Collections.unmodifiableMap(ipcache), Collections.unmodifiableMap(endpoints),
-                Collections.unmodifiableSet(entries), changes);
+                Collections.unmodifiableMap(entries), changes);
     }
 
     /** A render that redoes everything, whatever changed: what the incremental one must equal. */
@@ -370,6 +453,7 @@ public final class BpfModel {
         endpointIds.keySet().retainAll(pods.keySet());
         endpoints.clear();
         entriesByPod.clear();
+        verdictsByPod.clear();
         entries.clear();
         for (PodKey pod : pods.keySet()) {
             renderPod(pod);
@@ -379,10 +463,14 @@ public final class BpfModel {
     /** Redoes one pod's endpoint and entries; returns the entries it dropped and the ones it has now. */
     private Set<PolicyEntry> renderPod(PodKey key) {
         Set<PolicyEntry> touched = new HashSet<>();
-        Map<PolicyEntry, Integer> before = entriesByPod.remove(key);
-        if (before != null) {
-            entries.removeAll(before.keySet());
-            touched.addAll(before.keySet());
+        List<Map<PolicyEntry, Integer>> before = new ArrayList<>();
+        before.add(entriesByPod.remove(key));
+        before.add(verdictsByPod.remove(key));
+        for (Map<PolicyEntry, Integer> was : before) {
+            if (was != null) {
+                entries.keySet().removeAll(was.keySet());
+                touched.addAll(was.keySet());
+            }
         }
         LocalPod pod = pods.get(key);
         if (pod == null) {
@@ -391,8 +479,11 @@ public final class BpfModel {
             return touched;
         }
         int endpoint = endpointIds.computeIfAbsent(key, k -> nextEndpoint++);
-        endpoints.put(key, new Rendered.Endpoint(endpoint, pod.ips(), pod.isolated(Direction.INGRESS), pod.isolated(Direction.EGRESS),
-                pod.bandwidth(), pod.congestion()));
+        if (!pod.tiers().isEmpty()) {
+            return renderWalked(key, pod, endpoint, touched);
+        }
+        endpoints.put(key, new Rendered.Endpoint(endpoint, pod.ips(), Judged.of(pod.isolated(Direction.INGRESS)),
+                Judged.of(pod.isolated(Direction.EGRESS)), pod.bandwidth(), pod.congestion()));
         Map<PolicyEntry, Integer> now = new HashMap<>();
         Set<PolicyEntry> ofRule = new HashSet<>();
         forEachHeldRule(pod, (d, rule) -> {
@@ -401,9 +492,137 @@ public final class BpfModel {
             ofRule.forEach(e -> now.merge(e, 1, Integer::sum));
         });
         entriesByPod.put(key, now);
-        entries.addAll(now.keySet());
+        now.keySet().forEach(e -> entries.put(e, PolicyMap.ALLOW));
         touched.addAll(now.keySet());
         return touched;
+    }
+
+    /**
+     * A pod a ClusterNetworkPolicy selects, whole: per direction a tier list has a say in, the walk's
+     * verdicts for ANY and for every peer class a rule of the walk may match (each class's entries where
+     * they differ from ANY's); per other direction, the allow entries of its NetworkPolicies as for any pod.
+     */
+    private Set<PolicyEntry> renderWalked(PodKey key, LocalPod pod, int endpoint, Set<PolicyEntry> touched) {
+        Map<PolicyEntry, Integer> now = new HashMap<>();
+        Judged[] judged = new Judged[2];
+        for (Direction d : Direction.values()) {
+            int dir = d == Direction.INGRESS ? 0 : 1;
+            if (!pod.tiers().any(d)) {
+                judged[dir] = Judged.of(pod.isolated(d));
+                Set<PolicyEntry> ofPolicies = new HashSet<>();
+                forEachHeldRule(pod, d, rule -> render(rule, d, endpoint, pod, atoms, classesOf, identityOfClass, podClassesInAtom,
+                        ofPolicies));
+                ofPolicies.forEach(e -> now.put(e, PolicyMap.ALLOW));
+                continue;
+            }
+            Map<Integer, Cidr> atomOfNumber = new HashMap<>();
+            atomIds.forEach((atom, number) -> atomOfNumber.put(number, atom));
+            TierWalk.Verdicts any = walk(pod, d, null, null, null).verdicts();
+            judged[dir] = any.other() == PolicyMap.ALLOW ? Judged.MISS_ALLOWED : Judged.MISS_DENIED;
+            any.entries(endpoint, dir, ANY, TierWalk.Verdicts.constant(any.other()), now);
+            for (int cls : walkedClasses(pod, d)) {
+                IdentityId id = identityOfClass.get(cls);
+                Cidr atom = id != null ? atomOfClass.get(cls) : atomOfNumber.get(cls);
+                walk(pod, d, id, atom, cls).verdicts().entries(endpoint, dir, cls, any, now);
+            }
+        }
+        endpoints.put(key, new Rendered.Endpoint(endpoint, pod.ips(), judged[0], judged[1], pod.bandwidth(), pod.congestion()));
+        verdictsByPod.put(key, now);
+        entries.putAll(now);
+        touched.addAll(now.keySet());
+        return touched;
+    }
+
+    /**
+     * The peer classes a rule of a pod's walk in {@code d} may match by peer: those of its selector sets'
+     * members, the atoms inside its ipBlocks (outside their excepts) and the pod classes in them; every
+     * class if an egress rule names a port (resolved on each peer). Any other class walks as ANY does.
+     */
+    private Set<Integer> walkedClasses(LocalPod pod, Direction d) {
+        Set<Integer> out = new HashSet<>();
+        boolean[] named = {false};
+        forEachWalkedRule(pod, d, (peers, ports) -> {
+            for (PeerSetKey k : peers) {
+                if (k instanceof PeerSetKey.SelectorPeers) {
+                    for (IdentityId id : sets.getOrDefault(k, Set.of())) {
+                        out.addAll(classesOf.getOrDefault(id, Set.of()));
+                    }
+                } else if (k instanceof PeerSetKey.CidrPeers c) {
+                    for (Cidr a : atoms) {
+                        if (c.cidr().contains(a) && c.except().stream().noneMatch(e -> e.contains(a))) {
+                            out.add(atomId(a));
+                            out.addAll(podClassesInAtom.getOrDefault(a, Set.of()));
+                        }
+                    }
+                }
+            }
+            named[0] |= ports.stream().anyMatch(m -> m instanceof PortMatch.NamedPort);
+        });
+        if (named[0] && d == Direction.EGRESS) {
+            out.addAll(identityOfClass.keySet());
+        }
+        return out;
+    }
+
+    /** The peers and ports of every rule a pod's walk in {@code d} may try. */
+    private void forEachWalkedRule(LocalPod pod, Direction d, BiConsumer<List<PeerSetKey>, List<PortMatch>> action) {
+        for (Tier tier : CLUSTER_TIERS) {
+            for (String name : pod.tiers().of(tier, d)) {
+                CompiledClusterPolicy policy = clusterPolicies.get(name);
+                if (policy != null) {
+                    policy.rules(d).forEach(r -> action.accept(r.peers(), r.ports()));
+                }
+            }
+        }
+        forEachHeldRule(pod, d, r -> action.accept(r.peers(), r.ports()));
+    }
+
+    /**
+     * The walk of a pod's side {@code d} for one peer: the class {@code cls} of identity {@code id} (null:
+     * an address that is no pod) in {@code atom} (null: none); all null: ANY, a peer no rule names.
+     */
+    private TierWalk.Walk walk(LocalPod pod, Direction d, IdentityId id, Cidr atom, Integer cls) {
+        Identity destination = d == Direction.INGRESS ? identities.get(pod.identity()) : id == null ? null : identities.get(id);
+        List<List<TierWalk.Step>> tiers = new ArrayList<>();
+        for (Tier tier : CLUSTER_TIERS) {
+            List<TierWalk.Step> steps = new ArrayList<>();
+            for (String name : pod.tiers().of(tier, d)) {
+                CompiledClusterPolicy policy = clusterPolicies.get(name);
+                if (policy == null) {
+                    steps.add(TierWalk.Step.FAIL_CLOSED); // not held (yet): denies whatever reaches its place
+                    continue;
+                }
+                for (CompiledClusterRule r : policy.rules(d)) {
+                    if (cls == null ? r.anyPeer() : r.anyPeer() || admits(r.peers(), id, atom)) {
+                        steps.add(step(r.action(), r.anyPort(), r.ports(), destination));
+                    }
+                }
+            }
+            tiers.add(steps);
+        }
+        List<TierWalk.Step> networkPolicy = new ArrayList<>();
+        forEachHeldRule(pod, d, r -> {
+            if (cls == null ? r.anyPeer() : r.anyPeer() || admits(r.peers(), id, atom)) {
+                networkPolicy.add(step(RuleAction.ACCEPT, r.anyPort(), r.ports(), destination));
+            }
+        });
+        return new TierWalk.Walk(tiers.get(0), pod.isolated(d), networkPolicy, tiers.get(1));
+    }
+
+    /** A rule's ports resolved on {@code destination} (a named port it lacks, or no destination pod, matches nothing). */
+    private static TierWalk.Step step(RuleAction action, boolean anyPort, List<PortMatch> ports, Identity destination) {
+        List<TierWalk.Range> ranges = new ArrayList<>();
+        for (PortMatch m : ports) {
+            if (m instanceof PortMatch.PortRange r) {
+                ranges.add(new TierWalk.Range(r.protocol(), r.first(), r.last()));
+            } else if (m instanceof PortMatch.NamedPort n && destination != null) {
+                Integer port = destination.namedPorts().get(n);
+                if (port != null) {
+                    ranges.add(new TierWalk.Range(n.protocol(), port, port));
+                }
+            }
+        }
+        return new TierWalk.Step(action, anyPort, ranges);
     }
 
     /**
@@ -443,15 +662,17 @@ public final class BpfModel {
     /** Each rule of each policy the pod holds in a direction that policy isolates: what its entries come from. */
     private void forEachHeldRule(LocalPod pod, BiConsumer<Direction, CompiledRule> action) {
         for (Direction d : Direction.values()) {
-            for (PolicyKey pk : pod.policies(d)) {
-                CompiledPolicy policy = policies.get(pk);
-                if (policy == null || !policy.isolates(d)) {
-                    continue; // not held: the pod stays isolated without its allows (fail closed)
-                }
-                for (CompiledRule rule : policy.rules(d)) {
-                    action.accept(d, rule);
-                }
+            forEachHeldRule(pod, d, rule -> action.accept(d, rule));
+        }
+    }
+
+    private void forEachHeldRule(LocalPod pod, Direction d, java.util.function.Consumer<CompiledRule> action) {
+        for (PolicyKey pk : pod.policies(d)) {
+            CompiledPolicy policy = policies.get(pk);
+            if (policy == null || !policy.isolates(d)) {
+                continue; // not held: the pod stays isolated without its allows (fail closed)
             }
+            policy.rules(d).forEach(action);
         }
     }
 
@@ -464,7 +685,7 @@ public final class BpfModel {
                 entries.remove(e);
                 dirtyEntries.add(e);
             } else if (n == 1 && delta > 0) {
-                entries.add(e);
+                entries.put(e, PolicyMap.ALLOW);
                 dirtyEntries.add(e);
             }
         }
@@ -493,8 +714,13 @@ public final class BpfModel {
 
     /** Whether a peer of {@code rule} (which has peers) admits the class of {@code id} in {@code atom}. */
     private boolean admits(CompiledRule rule, IdentityId id, Cidr atom) {
-        for (PeerSetKey k : rule.peers()) {
-            if (k instanceof PeerSetKey.SelectorPeers && sets.getOrDefault(k, Set.of()).contains(id)) {
+        return admits(rule.peers(), id, atom);
+    }
+
+    /** Whether one of {@code peers} holds the class of {@code id} (null: no pod) in {@code atom} (null: none). */
+    private boolean admits(List<PeerSetKey> peers, IdentityId id, Cidr atom) {
+        for (PeerSetKey k : peers) {
+            if (k instanceof PeerSetKey.SelectorPeers && id != null && sets.getOrDefault(k, Set.of()).contains(id)) {
                 return true;
             } else if (k instanceof PeerSetKey.CidrPeers c && atom != null && c.cidr().contains(atom)
                     && c.except().stream().noneMatch(e -> e.contains(atom))) {

@@ -1,5 +1,6 @@
 package io.npmagent.bpf.model;
 
+import io.npmagent.bpf.maps.EndpointMap.Judged;
 import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.bandwidth.BandwidthLimits;
 import io.npmagent.dataplane.model.IpAddress;
@@ -10,18 +11,25 @@ import java.util.Set;
 
 /**
  * The maps' contents as the desired state wants them, in no copy of the state in particular:
- * the ipcache (prefix to peer identity), the local endpoints (by pod: id, addresses, isolation), and
- * the policy entries.
+ * the ipcache (prefix to peer identity), the local endpoints (by pod: id, addresses, how each direction
+ * is judged), and the policy entries with their verdicts ({@code PolicyMap.ALLOW} or {@code DENY}).
  */
-public record Rendered(Map<Cidr, Integer> ipcache, Map<PodKey, Endpoint> endpoints, Set<PolicyEntry> policy, Changes changes) {
+public record Rendered(Map<Cidr, Integer> ipcache, Map<PodKey, Endpoint> endpoints, Map<PolicyEntry, Integer> policy, Changes changes) {
 
-    /** A local pod as the programs see it once its interface is known; {@code congestion} null: the default. */
-    public record Endpoint(int id, List<IpAddress> ips, boolean ingressIsolated, boolean egressIsolated, BandwidthLimits bandwidth,
-                           String congestion) {}
+    /**
+     * A local pod as the programs see it once its interface is known: per direction whether it is judged
+     * and what a peer its entries do not cover gets; {@code congestion} null: the default.
+     */
+    public record Endpoint(int id, List<IpAddress> ips, Judged ingress, Judged egress, BandwidthLimits bandwidth,
+                           String congestion) {
+        public Judged judged(int direction) {
+            return direction == 0 ? ingress : egress;
+        }
+    }
 
     /**
      * What differs from the render before: everything ({@code all}), or the endpoints of {@code pods},
-     * the policy entries in {@code policy} (each one either gone or new) and the ipcache prefixes in
+     * the policy entries in {@code policy} (each one gone, new or with another verdict) and the ipcache prefixes in
      * {@code ipcache} (each one gone, new or mapped to another identity).
      */
     public record Changes(boolean all, Set<PodKey> pods, Set<PolicyEntry> policy, Set<Cidr> ipcache) {

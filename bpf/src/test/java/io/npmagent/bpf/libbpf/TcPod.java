@@ -48,7 +48,7 @@ final class TcPod {
         return b.array();
     }
 
-    /** struct npm_policy_value. */
+    /** struct npm_policy_value: a verdict (1 allow, 2 deny). */
     static byte[] rules(int n) {
         return u32(n);
     }
@@ -58,7 +58,7 @@ final class TcPod {
         return ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putInt(ifindex).put((byte) version).array();
     }
 
-    /** struct npm_endpoint: id, isolated[ingress], isolated[egress], no rate limits, the default congestion control. */
+    /** struct npm_endpoint: id, judged[ingress], judged[egress] (isolated: a miss is denied), no rate limits, the default congestion control. */
     static byte[] endpoint(int id, boolean isolatedIngress, boolean isolatedEgress) {
         return ByteBuffer.allocate(40).order(ByteOrder.nativeOrder()).putInt(id)
                 .put((byte) (isolatedIngress ? 1 : 0)).put((byte) (isolatedEgress ? 1 : 0)).array();

@@ -48,7 +48,7 @@ class BtfLayoutTest {
             Map.entry("npm_policy_key", offsets("prefixlen", 0, "version", 4, "direction", 5, "endpoint", 8, "identity", 12,
                     "protocol", 16, "port", 18)),
             Map.entry("npm_endpoint_key", offsets("ifindex", 0, "version", 4)),
-            Map.entry("npm_endpoint", offsets("id", 0, "isolated", 4, "rate", 8, "congestion", 24)),
+            Map.entry("npm_endpoint", offsets("id", 0, "judged", 4, "rate", 8, "congestion", 24)),
             Map.entry("npm_bw_config", offsets("horizon_ns", 0, "ecn_ns", 8, "burst_ns", 16, "flow", 24)),
             Map.entry("npm_bw_stats", offsets("packets", 0, "bytes", 8, "marked", 16, "horizon_drops", 24, "policed", 32,
                     "protected_", 40, "slowed", 48, "held", 56)),

@@ -38,6 +38,10 @@ class MapLayoutTest {
         EndpointMap.Value bbr = new EndpointMap.Value(7, false, false, 0, 0, "bbr");
         assertThat(hex(bbr.encode()).substring(48)).isEqualTo("626272" + "00".repeat(13));
         assertThat(EndpointMap.Value.decode(bbr.encode())).isEqualTo(bbr);
+        EndpointMap.Value tiers = new EndpointMap.Value(7, EndpointMap.Judged.MISS_ALLOWED, EndpointMap.Judged.MISS_DENIED, 0, 0, null);
+        assertThat(hex(tiers.encode()).substring(8, 12)).as("judged: 2 a miss allowed, 1 denied (isolated, as before tiers)").isEqualTo("0201");
+        assertThat(EndpointMap.Value.decode(tiers.encode())).isEqualTo(tiers);
+        assertThat(EndpointMap.Value.decode(new EndpointMap.Value(7, false, true, 0, 0).encode()).egress()).isEqualTo(EndpointMap.Judged.MISS_DENIED);
         assertThatThrownBy(() -> new EndpointMap.Value(7, false, false, 0, 0, "a".repeat(16))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new EndpointMap.Value(7, false, false, 0, 0, "bb r")).isInstanceOf(IllegalArgumentException.class);
     }
@@ -88,6 +92,9 @@ class MapLayoutTest {
         PolicyMap.Key any = PolicyMap.Key.anyProtocol(0, 1, 5, -1);
         assertThat(hex(any.encode())).isEqualTo("60000000" + "00" + "01" + "0000" + "05000000" + "ffffffff" + "00" + "00" + "0000");
         assertThat(PolicyMap.Key.decode(any.encode())).isEqualTo(any);
+        assertThat(hex(PolicyMap.value(PolicyMap.ALLOW))).as("what an agent before tiers wrote in every entry").isEqualTo("01000000");
+        assertThat(hex(PolicyMap.value(PolicyMap.DENY))).isEqualTo("02000000");
+        assertThat(PolicyMap.verdict(PolicyMap.value(PolicyMap.DENY))).isEqualTo(PolicyMap.DENY);
     }
 
     @Test

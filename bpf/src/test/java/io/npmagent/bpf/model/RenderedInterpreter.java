@@ -1,12 +1,14 @@
 package io.npmagent.bpf.model;
 
+import io.npmagent.bpf.maps.EndpointMap;
+import io.npmagent.bpf.maps.PolicyMap;
 import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.model.IpAddress;
 
 /**
  * Reads rendered map contents the way tc_pod.c does, for one new connection: the endpoint of the local
- * pod at each end, the peer's identity by longest prefix, and a policy entry for that identity or ANY
- * covering the protocol and port. Written from the C code, apart from the model and the evaluator.
+ * pod at each end, the peer's identity by longest prefix, and the verdict of the longest policy entry for
+ * that identity, else ANY, covering the protocol and port, else the endpoint's verdict for a miss. Written from the C code, apart from the model and the evaluator.
  */
 final class RenderedInterpreter {
     private final Rendered maps;
@@ -19,24 +21,44 @@ final class RenderedInterpreter {
         return side(src, dst, 1, protocol, port) && side(dst, src, 0, protocol, port);
     }
 
-    /** One program's verdict: at {@code self}'s interface, about {@code peer}. */
-    private boolean side(IpAddress self, IpAddress peer, int direction, int protocol, int port) {
+    /**
+     * One program's verdict: at {@code self}'s interface, about {@code peer}: the longest entry for the
+     * peer's identity, else for ANY, else the endpoint's verdict for a miss.
+     */
+    boolean side(IpAddress self, IpAddress peer, int direction, int protocol, int port) {
         Rendered.Endpoint ep = maps.endpoints().values().stream().filter(e -> e.ips().contains(self)).findFirst().orElse(null);
         if (ep == null) {
             return true;
         }
-        boolean isolated = direction == 0 ? ep.ingressIsolated() : ep.egressIsolated();
-        if (!isolated) {
+        EndpointMap.Judged judged = ep.judged(direction);
+        if (judged == EndpointMap.Judged.OPEN) {
             return true;
         }
         int identity = identity(peer);
-        for (PolicyEntry e : maps.policy()) {
-            if (e.endpoint() == ep.id() && e.direction() == direction && (e.identity() == identity || e.identity() == BpfModel.ANY)
-                    && e.covers(protocol, port)) {
-                return true;
+        Integer verdict = lookup(ep.id(), direction, identity, protocol, port);
+        if (verdict == null) {
+            verdict = lookup(ep.id(), direction, BpfModel.ANY, protocol, port);
+        }
+        if (verdict == null) {
+            return judged == EndpointMap.Judged.MISS_ALLOWED;
+        }
+        return verdict == PolicyMap.ALLOW;
+    }
+
+    /** The verdict of the longest entry for the key, as the LPM trie finds it; null on a miss. */
+    private Integer lookup(int endpoint, int direction, int identity, int protocol, int port) {
+        PolicyEntry best = null;
+        for (PolicyEntry e : maps.policy().keySet()) {
+            if (e.endpoint() == endpoint && e.direction() == direction && e.identity() == identity && e.covers(protocol, port)
+                    && (best == null || prefix(e) > prefix(best))) {
+                best = e;
             }
         }
-        return false;
+        return best == null ? null : maps.policy().get(best);
+    }
+
+    private static int prefix(PolicyEntry e) {
+        return e.anyProtocol() ? PolicyMap.ANY_PROTOCOL : PolicyMap.ONE_PROTOCOL + e.portBits();
     }
 
     private int identity(IpAddress ip) {

@@ -1,0 +1,210 @@
+package io.npmagent.bpf.model;
+
+import io.npmagent.bpf.maps.PolicyMap;
+import io.npmagent.dataplane.model.Protocol;
+import io.npmagent.dataplane.tier.RuleAction;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * One local pod's side (a direction) walked for one peer: the rules that match the peer, in the order
+ * they are tried, and the final verdict that walk gives each protocol and port, as the policy map must
+ * carry it. Pure: {@link BpfModel} decides which rules match which peer and writes the entries.
+ *
+ * <p><b>The walk</b> (DESIGN.md, "Semantics"): the Admin rules in order, the first whose port matches
+ * decides ({@code ACCEPT} allows, {@code DENY} drops, {@code PASS} skips the rest of Admin); then, if
+ * NetworkPolicies isolate the pod, they decide (a matching rule allows, else drop); then the Baseline
+ * rules likewise ({@code PASS} skips to the end); then allow. A ClusterNetworkPolicy the pod names but
+ * the backend does not hold is a rule that denies everything at its place (fail closed).
+ *
+ * <p><b>As a function of protocol and port.</b> Per protocol a rule matches port ranges (a named port is
+ * resolved before: a one-port range), so the walk's verdict is constant between the ranges' edges: it
+ * is evaluated once per piece. Every protocol other than TCP, UDP and SCTP ({@code other}) is matched
+ * only by rules without ports.
+ */
+final class TierWalk {
+    private TierWalk() {}
+
+    /** The protocols whose ports rules name, in a fixed order. */
+    static final Protocol[] PORTED = Protocol.values();
+
+    /** A rule as the walk sees it once the peer matched: what it does, and the ports it matches (resolved), or every port. */
+    record Step(RuleAction action, boolean anyPort, List<Range> ranges) {
+        static final Step FAIL_CLOSED = new Step(RuleAction.DENY, true, List.of());
+
+        boolean matches(Protocol protocol, int port) {
+            if (anyPort) {
+                return true;
+            }
+            for (Range r : ranges) {
+                if (r.protocol() == protocol && r.first() <= port && port <= r.last()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    record Range(Protocol protocol, int first, int last) {}
+
+    /**
+     * The rules that match one peer, per part of the walk: Admin, the pod's NetworkPolicies (each an
+     * {@code ACCEPT}; {@code isolated} whether they isolate the pod at all), Baseline.
+     */
+    record Walk(List<Step> admin, boolean isolated, List<Step> networkPolicy, List<Step> baseline) {
+
+        /** The verdict ({@link PolicyMap#ALLOW} or {@link PolicyMap#DENY}) for one protocol (null: one without ports) and port. */
+        int verdict(Protocol protocol, int port) {
+            for (Step s : admin) {
+                if (!matches(s, protocol, port)) {
+                    continue;
+                }
+                if (s.action() == RuleAction.PASS) {
+                    break;
+                }
+                return s.action() == RuleAction.ACCEPT ? PolicyMap.ALLOW : PolicyMap.DENY;
+            }
+            if (isolated) {
+                for (Step s : networkPolicy) {
+                    if (matches(s, protocol, port)) {
+                        return PolicyMap.ALLOW;
+                    }
+                }
+                return PolicyMap.DENY;
+            }
+            for (Step s : baseline) {
+                if (matches(s, protocol, port)) {
+                    return s.action() == RuleAction.DENY ? PolicyMap.DENY : PolicyMap.ALLOW; // Pass: on to the end, allow
+                }
+            }
+            return PolicyMap.ALLOW;
+        }
+
+        private static boolean matches(Step s, Protocol protocol, int port) {
+            return protocol == null ? s.anyPort() : s.matches(protocol, port);
+        }
+
+        /** The walk's verdict everywhere. */
+        Verdicts verdicts() {
+            List<List<Piece>> by = new ArrayList<>();
+            for (Protocol p : PORTED) {
+                TreeSet<Integer> edges = new TreeSet<>(List.of(0));
+                for (List<Step> part : List.of(admin, networkPolicy, baseline)) {
+                    for (Step s : part) {
+                        for (Range r : s.ranges()) {
+                            if (r.protocol() == p) {
+                                edges.add(r.first());
+                                if (r.last() < 65535) {
+                                    edges.add(r.last() + 1);
+                                }
+                            }
+                        }
+                    }
+                }
+                List<Piece> pieces = new ArrayList<>();
+                List<Integer> starts = new ArrayList<>(edges);
+                for (int i = 0; i < starts.size(); i++) {
+                    int first = starts.get(i);
+                    int last = i + 1 < starts.size() ? starts.get(i + 1) - 1 : 65535;
+                    add(pieces, new Piece(first, last, verdict(p, first)));
+                }
+                by.add(pieces);
+            }
+            return new Verdicts(verdict(null, 0), by);
+        }
+    }
+
+    /** Ports {@code first} to {@code last} get {@code verdict}. */
+    record Piece(int first, int last, int verdict) {}
+
+    /**
+     * A verdict for every protocol and port: one for protocols without ports ({@code other}), and per
+     * protocol of {@link #PORTED} (in that order) pieces covering 0-65535, neighbours of different verdicts.
+     */
+    record Verdicts(int other, List<List<Piece>> by) {
+
+        static Verdicts constant(int verdict) {
+            List<List<Piece>> by = new ArrayList<>();
+            for (int i = 0; i < PORTED.length; i++) {
+                by.add(List.of(new Piece(0, 65535, verdict)));
+            }
+            return new Verdicts(verdict, by);
+        }
+
+        int at(Protocol protocol, int port) {
+            if (protocol == null) {
+                return other;
+            }
+            for (Piece p : by.get(protocol.ordinal())) {
+                if (p.first() <= port && port <= p.last()) {
+                    return p.verdict();
+                }
+            }
+            throw new IllegalStateException("no piece holds port " + port);
+        }
+
+        /**
+         * The entries that make a lookup for {@code identity} answer this where it answers otherwise after a
+         * miss ({@code fallback}: what the ANY entries and the endpoint's miss verdict give): none where
+         * both agree; where they differ in protocols without ports, an any-protocol entry and, under it,
+         * every port that differs from it; else only the ports that differ from the fallback, as aligned
+         * prefixes (an LPM trie holds them; none overlaps another of the same identity but the
+         * any-protocol entry).
+         */
+        void entries(int endpoint, int direction, int identity, Verdicts fallback, Map<PolicyEntry, Integer> out) {
+            Verdicts under = fallback;
+            if (other != fallback.other()) {
+                out.put(new PolicyEntry(endpoint, direction, identity, true, 0, 0, 0), other);
+                under = constant(other);
+            }
+            for (Protocol p : PORTED) {
+                List<Piece> mine = by.get(p.ordinal());
+                List<Piece> theirs = under.by().get(p.ordinal());
+                for (Piece d : differing(mine, theirs)) {
+                    for (PortPrefixes.Prefix prefix : PortPrefixes.of(d.first(), d.last())) {
+                        out.put(new PolicyEntry(endpoint, direction, identity, false, p.ipProtocolNumber(), prefix.port(), prefix.bits()),
+                                d.verdict());
+                    }
+                }
+            }
+        }
+    }
+
+    /** The parts of {@code mine} whose verdict differs from {@code theirs} (both cover 0-65535), with mine, neighbours merged. */
+    static List<Piece> differing(List<Piece> mine, List<Piece> theirs) {
+        List<Piece> out = new ArrayList<>();
+        int i = 0;
+        int j = 0;
+        int port = 0;
+        while (port <= 65535) {
+            Piece a = mine.get(i);
+            Piece b = theirs.get(j);
+            int last = Math.min(a.last(), b.last());
+            if (a.verdict() != b.verdict()) {
+                add(out, new Piece(port, last, a.verdict()));
+            }
+            if (a.last() == last) {
+                i++;
+            }
+            if (b.last() == last) {
+                j++;
+            }
+            port = last + 1;
+        }
+        return out;
+    }
+
+    /** Appends {@code p}, merged into the last piece if it continues it with the same verdict. */
+    private static void add(List<Piece> pieces, Piece p) {
+        if (!pieces.isEmpty()) {
+            Piece last = pieces.get(pieces.size() - 1);
+            if (last.last() + 1 == p.first() && last.verdict() == p.verdict()) {
+                pieces.set(pieces.size() - 1, new Piece(last.first(), p.last(), p.verdict()));
+                return;
+            }
+        }
+        pieces.add(p);
+    }
+}

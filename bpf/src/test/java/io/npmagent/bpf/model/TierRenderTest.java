@@ -1,0 +1,201 @@
+package io.npmagent.bpf.model;
+
+import static io.npmagent.bpf.model.TierStates.HTTP;
+import static io.npmagent.bpf.model.TierStates.PODS;
+import static io.npmagent.bpf.model.TierStates.cidr;
+import static io.npmagent.bpf.model.TierStates.id;
+import static io.npmagent.bpf.model.TierStates.identity;
+import static io.npmagent.bpf.model.TierStates.selector;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.npmagent.bpf.maps.EndpointMap.Judged;
+import io.npmagent.bpf.maps.PolicyMap;
+import io.npmagent.dataplane.desired.CompiledClusterPolicy;
+import io.npmagent.dataplane.desired.CompiledClusterRule;
+import io.npmagent.dataplane.desired.CompiledPolicy;
+import io.npmagent.dataplane.desired.CompiledRule;
+import io.npmagent.dataplane.desired.DesiredDelta;
+import io.npmagent.dataplane.desired.DesiredState;
+import io.npmagent.dataplane.desired.IdentityId;
+import io.npmagent.dataplane.desired.LocalPod;
+import io.npmagent.dataplane.desired.PeerSetKey;
+import io.npmagent.dataplane.desired.PortMatch;
+import io.npmagent.dataplane.desired.TierPolicies;
+import io.npmagent.dataplane.model.Direction;
+import io.npmagent.dataplane.model.IpAddress;
+import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.dataplane.model.Protocol;
+import io.npmagent.dataplane.tier.RuleAction;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the model writes for pods ClusterNetworkPolicies select, case by case: b (10.0.0.2, local) is
+ * the pod judged; a (10.0.0.1) is in set {@code A}, c (10.0.0.3) in none; d (10.0.0.4, identity 3)
+ * serves {@code http} on 8080. Each case is read back as the programs read it and checked against the
+ * walk by address ({@link TierStates#allowed}) as well as by the expected verdicts.
+ */
+class TierRenderTest {
+    private static final IpAddress A = PODS[0];
+    private static final IpAddress B = PODS[1];
+    private static final IpAddress C = PODS[2];
+    private static final IpAddress D = PODS[3];
+    private static final PeerSetKey.SelectorPeers SET_A = selector("a");
+    private static final PeerSetKey.CidrPeers NET_C = cidr("10.0.0.3/32");
+    private static final PolicyKey NP = new PolicyKey("x", "np");
+    private static final PortMatch TCP_80 = PortMatch.PortRange.single(Protocol.TCP, 80);
+
+    private final BpfModel model = new BpfModel();
+    private DesiredState state = DesiredState.EMPTY;
+
+    private static CompiledClusterRule rule(RuleAction action, List<PeerSetKey> peers, PortMatch... ports) {
+        return new CompiledClusterRule(0, null, action, peers.isEmpty(), peers, ports.length == 0, List.of(ports));
+    }
+
+    private static CompiledClusterPolicy ingress(String name, CompiledClusterRule... rules) {
+        return new CompiledClusterPolicy(name, List.of(rules), List.of());
+    }
+
+    private static CompiledClusterPolicy egress(String name, CompiledClusterRule... rules) {
+        return new CompiledClusterPolicy(name, List.of(), List.of(rules));
+    }
+
+    private static TierPolicies admin(String... names) {
+        return new TierPolicies(List.of(names), List.of(), List.of(), List.of());
+    }
+
+    /** b with these tiers; if {@code isolated}, NetworkPolicy {@code np} (admitting A on TCP 80) isolates its ingress. */
+    private Rendered render(TierPolicies tiers, boolean isolated, CompiledClusterPolicy... policies) {
+        TreeMap<IdentityId, io.npmagent.dataplane.desired.Identity> ids = new TreeMap<>();
+        ids.put(id(0), identity(0, Map.of()));
+        ids.put(id(1), identity(1, Map.of()));
+        ids.put(id(2), identity(2, Map.of()));
+        ids.put(id(3), identity(3, Map.of(HTTP, 8080)));
+        TreeMap<IpAddress, IdentityId> addresses = new TreeMap<>(Map.of(A, id(0), B, id(1), C, id(2), D, id(3)));
+        TreeMap<PeerSetKey, SortedSet<IdentityId>> sets = new TreeMap<>();
+        sets.put(SET_A, new TreeSet<>(List.of(id(0))));
+        sets.put(NET_C, new TreeSet<>());
+        TreeMap<PolicyKey, CompiledPolicy> nps = new TreeMap<>();
+        nps.put(NP, new CompiledPolicy(NP, EnumSet.of(Direction.INGRESS),
+                List.of(new CompiledRule(0, false, List.of(SET_A), false, List.of(TCP_80))), List.of()));
+        TreeMap<String, CompiledClusterPolicy> cnps = new TreeMap<>();
+        for (CompiledClusterPolicy p : policies) {
+            cnps.put(p.name(), p);
+            p.peerSets().forEach(k -> sets.putIfAbsent(k, new TreeSet<>()));
+        }
+        LocalPod b = TierStates.pod(1, id(1), isolated ? List.of(NP) : List.of(), List.of(), tiers);
+        DesiredState next = new DesiredState(ids, addresses, sets, nps, cnps, new TreeMap<>(Map.of(b.key(), b)));
+        model.apply(state == DesiredState.EMPTY ? DesiredDelta.of(next) : TierStates.between(state, next));
+        state = next;
+        Rendered r = model.render();
+        TierRenderPropertyTest.check(state, r, "case");
+        assertThat(new java.util.HashMap<>(r.policy())).as("incremental equals from scratch")
+                .isEqualTo(new java.util.HashMap<>(model.renderFromScratch().policy()));
+        return r;
+    }
+
+    private static boolean allowed(Rendered r, IpAddress from, IpAddress to, Protocol p, int port) {
+        return new RenderedInterpreter(r).allowed(from, to, p.ipProtocolNumber(), port);
+    }
+
+    @Test
+    void aPodNoClusterNetworkPolicySelectsRendersAsBeforeTiers() {
+        Rendered r = render(TierPolicies.NONE, true);
+        assertThat(r.endpoints().values()).singleElement().satisfies(ep -> {
+            assertThat(ep.ingress()).isEqualTo(Judged.MISS_DENIED);
+            assertThat(ep.egress()).isEqualTo(Judged.OPEN);
+        });
+        assertThat(r.policy().values()).as("allow entries only").containsOnly(PolicyMap.ALLOW);
+        assertThat(r.policy().keySet()).as("A's class on TCP 80, nothing else")
+                .containsExactly(new PolicyEntry(1, 0, id(0).value(), false, 6, 80, 16));
+    }
+
+    @Test
+    void theFirstMatchingRuleDecidesAndAPriorityEditIsANewOrder() {
+        CompiledClusterPolicy deny = ingress("deny-a", rule(RuleAction.DENY, List.of(SET_A)));
+        CompiledClusterPolicy accept = ingress("accept-a", rule(RuleAction.ACCEPT, List.of(SET_A), TCP_80));
+        Rendered r = render(admin("deny-a", "accept-a"), true, deny, accept);
+        assertThat(allowed(r, A, B, Protocol.TCP, 80)).as("the Deny is tried first").isFalse();
+        r = render(admin("accept-a", "deny-a"), true, deny, accept);
+        assertThat(allowed(r, A, B, Protocol.TCP, 80)).as("the Accept tried first").isTrue();
+        assertThat(allowed(r, A, B, Protocol.TCP, 81)).as("the Deny still decides the rest").isFalse();
+        assertThat(allowed(r, C, B, Protocol.TCP, 80)).as("c: no rule, NetworkPolicy isolates").isFalse();
+        r = render(admin("accept-a", "deny-a"), false, deny, accept);
+        assertThat(allowed(r, C, B, Protocol.TCP, 80)).as("c: no rule, nothing isolates").isTrue();
+        assertThat(r.endpoints().values()).singleElement().satisfies(ep -> assertThat(ep.ingress()).isEqualTo(Judged.MISS_ALLOWED));
+        assertThat(r.policy().keySet()).as("only A's class has entries: ANY is the miss verdict")
+                .allMatch(e -> e.identity() == id(0).value());
+    }
+
+    @Test
+    void aPassSkipsTheRestOfAdminAndNetworkPolicyOrBaselineDecides() {
+        CompiledClusterPolicy pass = ingress("pass-a", rule(RuleAction.PASS, List.of(SET_A)));
+        CompiledClusterPolicy deny = ingress("deny-a", rule(RuleAction.DENY, List.of(SET_A)));
+        CompiledClusterPolicy baselineDeny = ingress("baseline-deny", rule(RuleAction.DENY, List.of(SET_A)));
+        TierPolicies tiers = new TierPolicies(List.of("pass-a", "deny-a"), List.of(), List.of("baseline-deny"), List.of());
+        Rendered r = render(tiers, true, pass, deny, baselineDeny);
+        assertThat(allowed(r, A, B, Protocol.TCP, 80)).as("passed to the NetworkPolicy, which admits").isTrue();
+        assertThat(allowed(r, A, B, Protocol.TCP, 81)).as("passed to the NetworkPolicy, which does not").isFalse();
+        r = render(tiers, false, pass, deny, baselineDeny);
+        assertThat(allowed(r, A, B, Protocol.TCP, 80)).as("nothing isolates: Baseline decides").isFalse();
+        assertThat(allowed(r, C, B, Protocol.TCP, 80)).as("c: allowed at the end").isTrue();
+        TierPolicies baselinePass = new TierPolicies(List.of(), List.of(), List.of("pass-a", "baseline-deny"), List.of());
+        r = render(baselinePass, false, pass, deny, baselineDeny);
+        assertThat(allowed(r, A, B, Protocol.TCP, 80)).as("a Pass in Baseline skips to the end: allow").isTrue();
+    }
+
+    @Test
+    void aClusterNetworkPolicyNotHeldDeniesWhatReachesItsPlace() {
+        CompiledClusterPolicy accept = ingress("accept-a", rule(RuleAction.ACCEPT, List.of(SET_A), TCP_80));
+        Rendered r = render(admin("accept-a", "ghost"), false, accept);
+        assertThat(allowed(r, A, B, Protocol.TCP, 80)).as("accepted before the missing policy's place").isTrue();
+        assertThat(allowed(r, A, B, Protocol.TCP, 81)).as("reaches it: denied").isFalse();
+        assertThat(allowed(r, C, B, Protocol.UDP, 53)).as("any peer reaching it: denied").isFalse();
+        assertThat(r.endpoints().values()).singleElement().satisfies(ep -> assertThat(ep.ingress()).isEqualTo(Judged.MISS_DENIED));
+        r = render(new TierPolicies(List.of(), List.of(), List.of("ghost"), List.of()), true);
+        assertThat(allowed(r, A, B, Protocol.TCP, 80)).as("NetworkPolicy decides before a missing Baseline").isTrue();
+        assertThat(allowed(r, C, B, Protocol.TCP, 80)).as("isolated").isFalse();
+    }
+
+    @Test
+    void anIdentityHasEntriesWhereItsWalkDiffersFromAny() {
+        CompiledClusterPolicy denyA = ingress("deny-a", rule(RuleAction.DENY, List.of(SET_A), TCP_80));
+        CompiledClusterPolicy acceptAll = ingress("accept-all", rule(RuleAction.ACCEPT, List.of(cidr("10.0.0.0/8")),
+                new PortMatch.PortRange(Protocol.TCP, 8000, 8100)));
+        Rendered r = render(admin("deny-a", "accept-all"), true, denyA, acceptAll);
+        assertThat(allowed(r, A, B, Protocol.TCP, 80)).as("denied by identity, though the NetworkPolicy admits A").isFalse();
+        assertThat(allowed(r, C, B, Protocol.TCP, 8050)).as("by the network").isTrue();
+        assertThat(allowed(r, IpAddress.parse("10.9.9.9"), B, Protocol.TCP, 8100)).as("an address that is no pod, by its atom").isTrue();
+        assertThat(allowed(r, IpAddress.parse("192.168.0.1"), B, Protocol.TCP, 8100)).as("outside the network: the world").isFalse();
+        int classOfA = r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(A));
+        int atom = r.ipcache().get(io.npmagent.dataplane.model.Cidr.parse("10.0.0.0/8"));
+        assertThat(r.policy()).as("8000-8100 as four aligned prefixes for the atom and each class in it")
+                .containsEntry(new PolicyEntry(1, 0, atom, false, 6, 8000, 10), PolicyMap.ALLOW)
+                .containsEntry(new PolicyEntry(1, 0, atom, false, 6, 8064, 11), PolicyMap.ALLOW)
+                .containsEntry(new PolicyEntry(1, 0, atom, false, 6, 8096, 14), PolicyMap.ALLOW)
+                .containsEntry(new PolicyEntry(1, 0, atom, false, 6, 8100, 16), PolicyMap.ALLOW)
+                .containsEntry(new PolicyEntry(1, 0, classOfA, false, 6, 8100, 16), PolicyMap.ALLOW);
+        assertThat(r.policy()).as("A on TCP 80: denied as ANY is (the NetworkPolicy's allow never reached), so no entry")
+                .doesNotContainKey(new PolicyEntry(1, 0, classOfA, false, 6, 80, 16));
+        assertThat(r.policy().values()).as("here every entry allows: ANY's verdict is the miss's").containsOnly(PolicyMap.ALLOW);
+        r = render(admin("deny-a", "accept-all"), false, denyA, acceptAll);
+        assertThat(r.policy()).as("not isolated: a miss allows, so A's Deny is an entry")
+                .containsEntry(new PolicyEntry(1, 0, r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(A)), false, 6, 80, 16),
+                        PolicyMap.DENY);
+    }
+
+    @Test
+    void namedPortsResolveOnTheDestination() {
+        CompiledClusterPolicy egressHttp = egress("deny-http", rule(RuleAction.DENY, List.of(), HTTP));
+        Rendered r = render(new TierPolicies(List.of(), List.of("deny-http"), List.of(), List.of()), false, egressHttp);
+        assertThat(allowed(r, B, D, Protocol.TCP, 8080)).as("d serves http on 8080").isFalse();
+        assertThat(allowed(r, B, D, Protocol.TCP, 80)).isTrue();
+        assertThat(allowed(r, B, A, Protocol.TCP, 8080)).as("a serves no http").isTrue();
+        assertThat(allowed(r, B, IpAddress.parse("192.168.0.1"), Protocol.TCP, 8080)).as("no pod: no named port").isTrue();
+    }
+}
