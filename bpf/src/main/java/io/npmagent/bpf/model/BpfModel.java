@@ -873,7 +873,8 @@ public final class BpfModel {
         return pods.keySet();
     }
 
+    /** NetworkPolicies and ClusterNetworkPolicies held, as the netfilter backends count them. */
     public int policyCount() {
-        return policies.size();
+        return policies.size() + clusterPolicies.size();
     }
 }

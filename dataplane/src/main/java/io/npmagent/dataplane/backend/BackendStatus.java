@@ -1,8 +1,8 @@
 package io.npmagent.dataplane.backend;
 
 /**
- * What a backend holds in the kernel, for metrics and the CLI: policies, rules, sets and their
- * entries. The eBPF backend counts in its own units: policy-map entries as rules, local endpoints as
+ * What a backend holds in the kernel, for metrics and the CLI: policies (NetworkPolicies and
+ * ClusterNetworkPolicies), rules, sets and their entries. The eBPF backend counts in its own units: policy-map entries as rules, local endpoints as
  * sets, ipcache prefixes as set entries.
  */
 public record BackendStatus(String backend, int policies, long rules, long sets, long setEntries) {

@@ -40,7 +40,7 @@ class ApplyUninstallKernelTest {
         String save = backend + "-save";
         CliRun first = CliRun.of("apply", "--manifests", SHOP.toString(), "--backend", backend, "--netns", ns.name());
         assertThat(first.exitCode()).as(first.err()).isZero();
-        assertThat(first.out()).contains(backend + " holds 8 policies");
+        assertThat(first.out()).contains(backend + " holds 11 policies"); // 8 NetworkPolicies, 3 ClusterNetworkPolicies
         String rules = ns.must(save, "-t", "filter").stdout();
         assertThat(rules).contains("-j NPM-FORWARD").contains("NPM-PI-");
 
@@ -77,7 +77,7 @@ class ApplyUninstallKernelTest {
             CliRun first = CliRun.of("apply", "--manifests", SHOP.toString(), "--backend", "bpf", "--netns", ns.name(),
                     "--bpffs", bpffs.toString());
             assertThat(first.exitCode()).as(first.err()).isZero();
-            assertThat(first.out()).contains("bpf holds 8 policies").contains("1 endpoints");
+            assertThat(first.out()).contains("bpf holds 11 policies").contains("1 endpoints");
             assertThat(ns.must("tc", "filter", "show", "dev", "veth1", "ingress").stdout()).contains("npm_from_pod");
             try (Stream<Path> pins = Files.list(bpffs.resolve("npm-agent"))) {
                 assertThat(pins.map(p -> p.getFileName().toString())).contains("npm_policy", "npm_ipcache", "prog_npm_to_pod");

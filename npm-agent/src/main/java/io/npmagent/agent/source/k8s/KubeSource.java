@@ -243,11 +243,19 @@ public final class KubeSource implements AutoCloseable {
 
     /**
      * What the API server refuses the agent now (a list or watch answered 403), each naming the verb and
-     * resource and quoting the server; empty once every informer lists and watches again. The agent is
-     * not ready while any remain: its view of the cluster may be stale or missing.
+     * resource and quoting the server; empty once every informer lists and watches again. Also a discovery
+     * that will not say whether ClusterNetworkPolicies are served. The agent is not ready while any remain:
+     * its view of the cluster may be stale or missing.
      */
     public List<String> denied() {
-        return denials.current();
+        List<String> out = new ArrayList<>(denials.current());
+        String problem = clusterPolicyApi.problem();
+        if (clusterPoliciesServed == ServedResource.Answer.UNKNOWN && problem != null) {
+            // Until it is known whether ClusterNetworkPolicies exist, nothing is applied: their Admin Denies may be among them.
+            out.add("the API server does not say whether it serves " + clusterPolicyApi + " (discovery: "
+                    + ApiSyntax.escapeControls(problem) + ")");
+        }
+        return out;
     }
 
     /** The reference an object's changes are counted under (cluster-scoped objects have namespace ""). */
