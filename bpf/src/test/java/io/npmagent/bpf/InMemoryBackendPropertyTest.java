@@ -244,7 +244,8 @@ class InMemoryBackendPropertyTest {
 
         /**
          * Ids the model numbers as it goes (endpoints, peer classes, atoms) replaced by what they stand
-         * for, so two models' renders of one cluster compare equal.
+         * for, so two models' renders of one cluster compare equal; entries of a class no address maps to
+         * are left out (no packet reads them).
          */
         private static Map<String, Object> named(Map<PodKey, List<Object>> eps, Map<IpAddress, PodKey> loc, Map<Cidr, Integer> ipc,
                 Map<PolicyEntry, Integer> pol, Map<Integer, PodKey> podOfEndpoint) {
@@ -255,6 +256,10 @@ class InMemoryBackendPropertyTest {
             Set<List<Object>> polNamed = new HashSet<>();
             for (Map.Entry<PolicyEntry, Integer> entry : pol.entrySet()) {
                 PolicyEntry e = entry.getKey();
+                if (e.identity() >= 0x20000000 && !prefixesOf.containsKey(e.identity())) {
+                    // A class no address maps to: no packet reads its entries, and its number depends on the history.
+                    continue;
+                }
                 polNamed.add(List.of(String.valueOf(podOfEndpoint.get(e.endpoint())), e.direction(), identity(e.identity(), prefixesOf),
                         e.anyProtocol(), e.protocol(), e.port(), e.portBits(), entry.getValue()));
             }
@@ -263,7 +268,7 @@ class InMemoryBackendPropertyTest {
 
         /** A numbered class or atom by its prefixes; identities the compiler numbers, and the reserved ones, as they are. */
         private static Object identity(int id, Map<Integer, Set<String>> prefixesOf) {
-            return id >= 0x20000000 ? prefixesOf.getOrDefault(id, Set.of("unused class " + id)) : id;
+            return id >= 0x20000000 ? prefixesOf.get(id) : id;
         }
     }
 }

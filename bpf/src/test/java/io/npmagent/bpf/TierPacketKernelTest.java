@@ -1,5 +1,6 @@
 package io.npmagent.bpf;
 
+import io.npmagent.dataplane.desired.StateDiff;
 import static io.npmagent.bpf.model.TierStates.cidr;
 import static io.npmagent.bpf.model.TierStates.id;
 import static io.npmagent.bpf.model.TierStates.identity;
@@ -137,7 +138,7 @@ class TierPacketKernelTest {
             p.peerSets().forEach(k -> sets.putIfAbsent(k, new TreeSet<>()));
         }
         DesiredState next = new DesiredState(ids, addresses, sets, policies, cluster, pods);
-        backend.apply(new Batch(TierStates.between(state, next)));
+        backend.apply(new Batch(StateDiff.between(state, next)));
         state = next;
     }
 

@@ -1,5 +1,6 @@
 package io.npmagent.iptables;
 
+import io.npmagent.dataplane.desired.StateDiff;
 import io.npmagent.dataplane.desired.CompiledClusterPolicy;
 import io.npmagent.dataplane.desired.CompiledClusterRule;
 import io.npmagent.dataplane.desired.DesiredState;

@@ -1,5 +1,6 @@
 package io.npmagent.iptables;
 
+import io.npmagent.dataplane.desired.StateDiff;
 import static io.npmagent.dataplane.model.PolicyFixtures.labels;
 import static io.npmagent.dataplane.model.PolicyFixtures.match;
 import static io.npmagent.dataplane.model.PolicyFixtures.peers;

@@ -1,5 +1,6 @@
 package io.npmagent.bpf.model;
 
+import io.npmagent.dataplane.desired.StateDiff;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.dataplane.desired.DesiredDelta;
@@ -29,14 +30,14 @@ class TierRenderPropertyTest {
         DesiredState before = DesiredState.EMPTY;
         for (int step = 0; step < 3; step++) {
             DesiredState now = TierStates.random(seed + step);
-            model.apply(step == 0 ? DesiredDelta.of(now) : TierStates.between(before, now));
+            model.apply(step == 0 ? DesiredDelta.of(now) : StateDiff.between(before, now));
             Rendered r = model.render();
             boolean rowsToo = check(now, r, "seed " + seed + " step " + step);
             net.jqwik.api.statistics.Statistics.label("dataplane's interpreter read the state too").collect(rowsToo);
             assertThat(new HashMap<>(r.policy())).as("incremental equals from scratch").isEqualTo(new HashMap<>(model.renderFromScratch().policy()));
             before = now;
         }
-        model.apply(TierStates.between(before, DesiredState.EMPTY));
+        model.apply(StateDiff.between(before, DesiredState.EMPTY));
         assertThat(model.render().policy()).as("nothing left").isEmpty();
     }
 

@@ -1,5 +1,6 @@
 package io.npmagent.bpf.model;
 
+import io.npmagent.dataplane.desired.StateDiff;
 import static io.npmagent.bpf.model.TierStates.HTTP;
 import static io.npmagent.bpf.model.TierStates.PODS;
 import static io.npmagent.bpf.model.TierStates.cidr;
@@ -90,7 +91,7 @@ class TierRenderTest {
         }
         LocalPod b = TierStates.pod(1, id(1), isolated ? List.of(NP) : List.of(), List.of(), tiers);
         DesiredState next = new DesiredState(ids, addresses, sets, nps, cnps, new TreeMap<>(Map.of(b.key(), b)));
-        model.apply(state == DesiredState.EMPTY ? DesiredDelta.of(next) : TierStates.between(state, next));
+        model.apply(state == DesiredState.EMPTY ? DesiredDelta.of(next) : StateDiff.between(state, next));
         state = next;
         Rendered r = model.render();
         TierRenderPropertyTest.check(state, r, "case");

@@ -1,17 +1,15 @@
 package io.npmagent.bpf.model;
 
 import io.npmagent.dataplane.bandwidth.BandwidthLimits;
-import io.npmagent.dataplane.desired.Change;
 import io.npmagent.dataplane.desired.CompiledClusterPolicy;
 import io.npmagent.dataplane.desired.CompiledClusterRule;
 import io.npmagent.dataplane.desired.CompiledPolicy;
 import io.npmagent.dataplane.desired.CompiledRule;
-import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.desired.DesiredState;
+import io.npmagent.dataplane.desired.DesiredStateInterpreter;
 import io.npmagent.dataplane.desired.Identity;
 import io.npmagent.dataplane.desired.IdentityId;
 import io.npmagent.dataplane.desired.LocalPod;
-import io.npmagent.dataplane.desired.Membership;
 import io.npmagent.dataplane.desired.PeerSetKey;
 import io.npmagent.dataplane.desired.PortMatch;
 import io.npmagent.dataplane.desired.TierPolicies;
@@ -22,16 +20,12 @@ import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.Protocol;
 import io.npmagent.dataplane.model.Selector;
-import io.npmagent.dataplane.model.Tier;
 import io.npmagent.dataplane.tier.RuleAction;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.SortedSet;
@@ -205,142 +199,15 @@ public final class TierStates {
         return List.copyOf(copy.subList(0, Math.min(n, copy.size())));
     }
 
-    /** The delta that takes {@code a} to {@code b}. */
-    public static DesiredDelta between(DesiredState a, DesiredState b) {
-        Map<PeerSetKey, Boolean> sets = new HashMap<>();
-        Map<Membership, Boolean> members = new HashMap<>();
-        Set<PeerSetKey> keys = new HashSet<>(a.peerSets().keySet());
-        keys.addAll(b.peerSets().keySet());
-        for (PeerSetKey k : keys) {
-            SortedSet<IdentityId> before = a.peerSets().get(k);
-            SortedSet<IdentityId> after = b.peerSets().get(k);
-            if ((before == null) != (after == null)) {
-                sets.put(k, after != null);
-            }
-            Set<IdentityId> all = new HashSet<>(before == null ? Set.of() : before);
-            all.addAll(after == null ? Set.of() : after);
-            for (IdentityId id : all) {
-                boolean was = before != null && before.contains(id);
-                boolean is = after != null && after.contains(id);
-                if (was != is) {
-                    members.put(new Membership(k, id), is);
-                }
-            }
-        }
-        return new DesiredDelta(changes(a.identities(), b.identities()), changes(a.addresses(), b.addresses()), sets, members,
-                changes(a.policies(), b.policies()), changes(a.clusterPolicies(), b.clusterPolicies()), changes(a.pods(), b.pods()));
-    }
-
-    private static <K, V> Map<K, Change<V>> changes(Map<K, V> a, Map<K, V> b) {
-        Map<K, Change<V>> out = new HashMap<>();
-        Set<K> keys = new HashSet<>(a.keySet());
-        keys.addAll(b.keySet());
-        for (K k : keys) {
-            if (!Objects.equals(a.get(k), b.get(k))) {
-                out.put(k, new Change<>(a.get(k), b.get(k)));
-            }
-        }
-        return out;
-    }
-
-    // ---- the walk, by address -------------------------------------------------------------------------
+    // ---- the walk, by address: dataplane's DesiredStateInterpreter, written apart from the model ----------
 
     /** Whether both sides allow a new connection from {@code src} to {@code dst} ({@code protocol} null: one without ports). */
     public static boolean allowed(DesiredState s, IpAddress src, IpAddress dst, Protocol protocol, int port) {
-        return side(s, Direction.EGRESS, src, dst, protocol, port) && side(s, Direction.INGRESS, src, dst, protocol, port);
+        return new DesiredStateInterpreter(s).allowed(src, dst, port, protocol);
     }
 
+    /** Whether the side of {@code d} allows it (a side that is no local pod's does). */
     public static boolean side(DesiredState s, Direction d, IpAddress src, IpAddress dst, Protocol protocol, int port) {
-        IpAddress self = d == Direction.EGRESS ? src : dst;
-        IpAddress peer = d == Direction.EGRESS ? dst : src;
-        Optional<LocalPod> found = s.localPodAt(self);
-        if (found.isEmpty() || !found.get().judged(d)) {
-            return true;
-        }
-        LocalPod pod = found.get();
-        IdentityId dstId = s.addresses().get(dst);
-        Identity destination = dstId == null ? null : s.identities().get(dstId);
-        for (String name : pod.tiers().of(Tier.ADMIN, d)) {
-            CompiledClusterPolicy policy = s.clusterPolicies().get(name);
-            if (policy == null) {
-                return false;
-            }
-            RuleAction a = firstMatch(s, policy.rules(d), peer, destination, protocol, port);
-            if (a == RuleAction.PASS) {
-                break;
-            }
-            if (a != null) {
-                return a == RuleAction.ACCEPT;
-            }
-        }
-        if (pod.isolated(d)) {
-            for (PolicyKey key : pod.policies(d)) {
-                CompiledPolicy policy = s.policies().get(key);
-                if (policy == null || !policy.isolates(d)) {
-                    continue;
-                }
-                for (CompiledRule rule : policy.rules(d)) {
-                    if (peerIn(s, rule.anyPeer(), rule.peers(), peer) && portIn(rule.anyPort(), rule.ports(), destination, protocol, port)) {
-                        return true;
-                    }
-                }
-            }
-            return false;
-        }
-        for (String name : pod.tiers().of(Tier.BASELINE, d)) {
-            CompiledClusterPolicy policy = s.clusterPolicies().get(name);
-            if (policy == null) {
-                return false;
-            }
-            RuleAction a = firstMatch(s, policy.rules(d), peer, destination, protocol, port);
-            if (a == RuleAction.PASS) {
-                return true;
-            }
-            if (a != null) {
-                return a == RuleAction.ACCEPT;
-            }
-        }
-        return true;
-    }
-
-    private static RuleAction firstMatch(DesiredState s, List<CompiledClusterRule> rules, IpAddress peer, Identity destination,
-            Protocol protocol, int port) {
-        for (CompiledClusterRule rule : rules) {
-            if (peerIn(s, rule.anyPeer(), rule.peers(), peer) && portIn(rule.anyPort(), rule.ports(), destination, protocol, port)) {
-                return rule.action();
-            }
-        }
-        return null;
-    }
-
-    private static boolean peerIn(DesiredState s, boolean anyPeer, List<PeerSetKey> peers, IpAddress peer) {
-        if (anyPeer) {
-            return true;
-        }
-        IdentityId id = s.addresses().get(peer);
-        for (PeerSetKey set : peers) {
-            if (set instanceof PeerSetKey.CidrPeers c ? c.contains(peer) : id != null && s.peerSets().get(set).contains(id)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean portIn(boolean anyPort, List<PortMatch> ports, Identity destination, Protocol protocol, int port) {
-        if (anyPort) {
-            return true;
-        }
-        for (PortMatch m : ports) {
-            if (m.protocol() != protocol) {
-                continue;
-            }
-            if (m instanceof PortMatch.PortRange r && r.first() <= port && port <= r.last()) {
-                return true;
-            }
-            if (m instanceof PortMatch.NamedPort n && destination != null && Integer.valueOf(port).equals(destination.namedPorts().get(n))) {
-                return true;
-            }
-        }
-        return false;
+        return new DesiredStateInterpreter(s).side(d, src, dst, port, protocol) != DesiredStateInterpreter.Outcome.DENY;
     }
 }

@@ -52,6 +52,9 @@ public final class DesiredStateInterpreter {
         if (pod.get().isolated(direction)) {
             for (PolicyKey key : pod.get().policies(direction)) {
                 CompiledPolicy policy = state.policies().get(key);
+                if (policy == null) {
+                    continue; // not held (yet): its allows are not there, as in a backend
+                }
                 for (CompiledRule rule : policy.rules(direction)) {
                     if (peerIn(rule.anyPeer(), rule.peers(), peer, peerId) && portIn(rule.anyPort(), rule.ports(), port, protocol, dstIdentity)) {
                         return Outcome.ALLOW;

@@ -1,5 +1,6 @@
 package io.npmagent.iptables.model;
 
+import io.npmagent.dataplane.desired.StateDiff;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.dataplane.desired.DesiredDelta;
@@ -13,7 +14,6 @@ import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.policy.PolicyCompiler;
 import io.npmagent.dataplane.tier.RuleAction;
 import io.npmagent.iptables.IptablesBackendContract;
-import io.npmagent.iptables.StateDiff;
 import io.npmagent.iptables.TierFixtures;
 import io.npmagent.iptables.TierOverlay;
 import java.util.List;

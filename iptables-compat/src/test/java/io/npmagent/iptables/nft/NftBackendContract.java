@@ -1,5 +1,6 @@
 package io.npmagent.iptables.nft;
 
+import io.npmagent.dataplane.desired.StateDiff;
 import static io.npmagent.dataplane.model.PolicyFixtures.block;
 import static io.npmagent.dataplane.model.PolicyFixtures.labels;
 import static io.npmagent.dataplane.model.PolicyFixtures.match;
@@ -18,7 +19,6 @@ import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.desired.DesiredState;
 import io.npmagent.dataplane.desired.TierPolicies;
 import io.npmagent.dataplane.tier.RuleAction;
-import io.npmagent.iptables.StateDiff;
 import io.npmagent.iptables.TierFixtures;
 import io.npmagent.iptables.TierOverlay;
 import io.npmagent.dataplane.exec.CommandRunner;

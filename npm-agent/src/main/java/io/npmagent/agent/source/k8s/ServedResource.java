@@ -3,8 +3,9 @@ package io.npmagent.agent.source.k8s;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonParser;
 import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
+import io.kubernetes.client.openapi.apis.CustomObjectsApi;
 import java.io.IOException;
-import okhttp3.Request;
 import okhttp3.Response;
 
 /**
@@ -38,8 +39,8 @@ final class ServedResource {
      * client-java's typed model, which refuses such a list.
      */
     Answer ask() {
-        Request request = new Request.Builder().url(client.getBasePath() + "/apis/" + group + "/" + version).get().build();
-        try (Response r = client.getHttpClient().newCall(request).execute()) {
+        // The call as client-java builds it (with the client's credentials, a bearer token included), read here.
+        try (Response r = new CustomObjectsApi(client).getAPIResources(group, version).buildCall(null).execute()) {
             problem = null;
             if (r.code() == 404) {
                 return Answer.NOT_SERVED;
@@ -59,7 +60,7 @@ final class ServedResource {
                 }
             }
             return Answer.NOT_SERVED;
-        } catch (IOException | RuntimeException e) {
+        } catch (ApiException | IOException | RuntimeException e) {
             problem = e.toString();
             return Answer.UNKNOWN;
         }

@@ -1,11 +1,5 @@
-package io.npmagent.iptables;
+package io.npmagent.dataplane.desired;
 
-import io.npmagent.dataplane.desired.Change;
-import io.npmagent.dataplane.desired.DesiredDelta;
-import io.npmagent.dataplane.desired.DesiredState;
-import io.npmagent.dataplane.desired.IdentityId;
-import io.npmagent.dataplane.desired.Membership;
-import io.npmagent.dataplane.desired.PeerSetKey;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
