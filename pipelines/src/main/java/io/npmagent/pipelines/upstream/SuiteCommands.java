@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How upstream's two suites are run: their binaries' command lines, what each runs of itself (its focus,
- * its exclusions) and the short form CI runs. Both are run as upstream ships them; what is left out is left
+ * How upstream's suites are run: their binaries' command lines, what each runs of itself (its focus,
+ * its exclusions) and the short form CI runs. Each is run as upstream ships it; what is left out is left
  * out for SCTP alone, which this kernel has no sockets for.
  */
 final class SuiteCommands {
@@ -28,7 +28,37 @@ final class SuiteCommands {
     /** The image cyclonus names for its servers; the nodes carry agnhost 2.56 under that name too (the same subcommands and flags). */
     static final String CYCLONUS_AGNHOST = "registry.k8s.io/e2e-test-images/agnhost:2.43";
 
+    /**
+     * network-policy-api's conformance suite: its profile run (the form whose report a project submits), the profile
+     * ClusterNetworkPolicy with the two Experimental features the agent implements (named ports, egress nodes peers).
+     */
+    static final String CNP_PROFILE = "ClusterNetworkPolicy";
+    static final String CNP_FEATURES = "ClusterNetworkPolicyNamedPorts,ClusterNetworkPolicyEgressNodePeers";
+    /** The image the suite's base manifests name; the nodes carry agnhost 2.56 under that name too (as for cyclonus). */
+    static final String CNP_AGNHOST = "registry.k8s.io/e2e-test-images/agnhost:2.45";
+    /**
+     * The short form's tests, none of which probes SCTP: an Admin tier egress rule on TCP, a Baseline tier ingress rule
+     * on UDP, the Admin tier's priorities, and both tiers with a NetworkPolicy between them.
+     */
+    static final List<String> CNP_SHORT = List.of("CNPAdminTierEgressTCP", "CNPBaselineTierIngressUDP", "CNPAdminTierPriorityField",
+            "CNPAdminTierIntegration");
+
     private SuiteCommands() {}
+
+    /**
+     * {@code cnp-conformance.test} (the suite's module compiled by {@code go test -c}, unmodified): the profile test,
+     * verbose, its report to {@code report}; the short form selects {@link #CNP_SHORT} by Go's own {@code -test.run}
+     * (the suite has no flag of its own for it). KUBECONFIG names the cluster.
+     */
+    static List<String> cnp(Path binary, Path report, boolean shortForm) {
+        String run = "^TestConformanceProfiles$";
+        if (shortForm) {
+            run += "/^(" + String.join("|", CNP_SHORT) + ")$";
+        }
+        return List.of(binary.toString(), "-test.v", "-test.timeout=60m", "-test.run", run, "-conformance-profiles=" + CNP_PROFILE,
+                "-supported-features=" + CNP_FEATURES, "-organization", "npm-agent", "-project", "npm-agent", "-url", "https://example.invalid",
+                "-version", "0.1.0", "-contact", "none", "-additional-info", "none", "-report-output=" + report.toAbsolutePath());
+    }
 
     /** e2e.test against the cluster of {@code kubeconfig}, its JUnit report to {@code junit}; upstream's flags and retries unchanged. */
     static List<String> e2e(Path e2eTest, Path kubeconfig, Path junit, boolean shortForm) {

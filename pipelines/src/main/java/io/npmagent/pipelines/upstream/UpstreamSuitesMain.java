@@ -1,6 +1,9 @@
 package io.npmagent.pipelines.upstream;
 
 import com.google.gson.GsonBuilder;
+import io.npmagent.harness.controlplane.Checkout;
+import io.npmagent.harness.controlplane.GoModules;
+import io.npmagent.harness.controlplane.NetworkPolicyApi;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
@@ -17,7 +21,7 @@ import picocli.CommandLine.Option;
 
 /**
  * Reads what {@code pipelines/upstream-suites} left in its directory (per run SUITE-BACKEND.junit.xml,
- * .log and .seconds), writes the JSON document and prints the table. Exits 1 when any run failed.
+ * .log and .seconds; for cnp the log and its report YAML), writes the JSON document and prints the table. Exits 1 when any run failed.
  */
 @Command(name = "upstream-suites-report", mixinStandardHelpOptions = true)
 public final class UpstreamSuitesMain implements Callable<Integer> {
@@ -76,6 +80,9 @@ public final class UpstreamSuitesMain implements Callable<Integer> {
         Path log = dir.resolve(suite + "-" + backend + ".log");
         Path secondsFile = dir.resolve(suite + "-" + backend + ".seconds");
         long took = Files.exists(secondsFile) ? Long.parseLong(Files.readString(secondsFile).strip()) : 0;
+        if (suite.equals("cnp")) {
+            return cnp(dir, backend, log, took);
+        }
         if (!Files.exists(junit)) {
             return SuiteRun.missing(suite, backend, took, "no JUnit report: the run ended before writing one; see " + log + ": "
                     + lastLines(log, 5));
@@ -94,8 +101,39 @@ public final class UpstreamSuitesMain implements Callable<Integer> {
                                 .map(r -> new SuiteRun.Outcome(r.name(), withWrongProbes(r.reason(), kernel.wrong(r.name())))).toList())
                         .withKernel(kernel.summary());
             }
-            default -> throw new IllegalArgumentException("unknown suite " + suite + " (e2e, cyclonus)");
+            default -> throw new IllegalArgumentException("unknown suite " + suite + " (e2e, cyclonus, cnp)");
         };
+    }
+
+    /**
+     * network-policy-api's suite: counted from its log ({@link CnpLog}); the tests that probe SCTP read from the
+     * pinned module's source. No report YAML: the suite ended before writing it (its setup failed, or the run was
+     * cut short), and the log's last lines say why.
+     */
+    static SuiteRun cnp(Path dir, String backend, Path log, long took) throws IOException {
+        Path report = dir.resolve("cnp-" + backend + ".report.yaml");
+        List<String> lines = Files.exists(log) ? Files.readAllLines(log, StandardCharsets.UTF_8) : List.of();
+        if (!Files.exists(report)) {
+            SuiteRun counted = CnpLog.run(backend, took, lines, cnpSctpTests());
+            List<SuiteRun.Outcome> failures = new ArrayList<>(counted.failures());
+            failures.add(0, new SuiteRun.Outcome("cnp run", "no report (" + report.getFileName() + "): the suite ended before writing one; see "
+                    + log + ": " + lastLines(log, 5)));
+            return SuiteRun.of("cnp", backend, counted.passed(), took, failures, counted.skips());
+        }
+        return CnpLog.run(backend, took, lines, cnpSctpTests());
+    }
+
+    /** The tests of the pinned network-policy-api module that probe SCTP, from its conformance tests' source. */
+    static Set<String> cnpSctpTests() throws IOException {
+        Path tests = GoModules.dir(Checkout.root()
+                .resolve("pipelines/upstream/network-policy-api"), NetworkPolicyApi.MODULE).resolve("conformance/tests");
+        List<String> sources = new ArrayList<>();
+        try (var files = Files.list(tests)) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".go")).sorted().toList()) {
+                sources.add(Files.readString(f, StandardCharsets.UTF_8));
+            }
+        }
+        return CnpLog.sctpTests(sources);
     }
 
     /**

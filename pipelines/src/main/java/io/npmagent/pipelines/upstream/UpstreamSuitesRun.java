@@ -7,7 +7,10 @@ import io.npmagent.harness.cluster.ClusterConfig;
 import io.npmagent.harness.cluster.ClusterLifecycle;
 import io.npmagent.harness.cluster.Node;
 import io.npmagent.harness.cluster.PodNetwork;
+import io.npmagent.agent.source.k8s.KubeSource;
+import io.npmagent.harness.controlplane.ControlPlane;
 import io.npmagent.harness.controlplane.KubeBinaries;
+import io.npmagent.harness.controlplane.NetworkPolicyApi;
 import io.npmagent.harness.process.Daemon;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -38,7 +41,9 @@ import picocli.CommandLine.Option;
         description = "Upstream's e2e Netpol specs and cyclonus against the agent on a real cluster, per backend.")
 public final class UpstreamSuitesRun implements Callable<Integer> {
     private static final List<String> BACKENDS = List.of("bpf", "iptables-legacy", "nft", "iptables-nft");
-    private static final List<String> SUITES = List.of("e2e", "cyclonus");
+    /** Every suite --suite names; without --suite, the first two (cnp only when asked: CI's choice to make). */
+    private static final List<String> SUITES = List.of("e2e", "cyclonus", "cnp");
+    private static final List<String> DEFAULT_SUITES = List.of("e2e", "cyclonus");
 
     @Option(names = "--nodes", defaultValue = "3", paramLabel = "N", description = "Nodes per cluster (default: ${DEFAULT-VALUE}).")
     int nodes;
@@ -46,10 +51,10 @@ public final class UpstreamSuitesRun implements Callable<Integer> {
     @Option(names = "--backend", paramLabel = "B", description = "bpf, iptables-legacy, nft, iptables-nft (default: all four, in that order).")
     List<String> backends;
 
-    @Option(names = "--suite", paramLabel = "S", description = "e2e or cyclonus (default: both).")
+    @Option(names = "--suite", paramLabel = "S", description = "e2e, cyclonus or cnp (default: e2e and cyclonus).")
     List<String> suites;
 
-    @Option(names = "--short", description = "The subset CI runs: 5 e2e specs plus the two multi-node ones, 2 cyclonus cases.")
+    @Option(names = "--short", description = "The subset CI runs: 5 e2e specs plus the two multi-node ones, 2 cyclonus cases; 4 cnp tests.")
     boolean shortForm;
 
     @Option(names = "--json", defaultValue = "upstream-suites.json", paramLabel = "FILE",
@@ -68,17 +73,18 @@ public final class UpstreamSuitesRun implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         List<String> runBackends = backends == null ? BACKENDS : backends;
-        List<String> runSuites = suites == null ? SUITES : suites;
+        List<String> runSuites = suites == null ? DEFAULT_SUITES : suites;
         for (String s : runSuites) {
             if (!SUITES.contains(s)) {
-                throw new CommandLine.ParameterException(new CommandLine(this), "--suite is e2e or cyclonus, not " + s);
+                throw new CommandLine.ParameterException(new CommandLine(this), "--suite is e2e, cyclonus or cnp, not " + s);
             }
         }
         Path report = json.toAbsolutePath().normalize();
         Path out = report.resolveSibling(report.getFileName().toString().replaceFirst("\\.json$", ""));
         Files.createDirectories(out);
-        Path e2eTest = KubeBinaries.onRequest("e2e.test");
-        Path cyclonus = KubeBinaries.onRequest("cyclonus");
+        Path e2eTest = runSuites.contains("e2e") ? KubeBinaries.onRequest("e2e.test") : null;
+        Path cyclonus = runSuites.contains("cyclonus") ? KubeBinaries.onRequest("cyclonus") : null;
+        Path cnpTest = runSuites.contains("cnp") ? KubeBinaries.onRequest("cnp-conformance.test") : null;
         if (!ProcessRunner.host().available("conntrack")) {
             System.err.println("upstream-suites: conntrack is missing (pipelines/install-deps conntrack)");
             return 1;
@@ -99,10 +105,10 @@ public final class UpstreamSuitesRun implements Callable<Integer> {
                     Instant ts = Instant.now();
                     say(suite + " [" + backend + "]: running (raw output: " + out.resolve(suite + "-" + backend + ".log") + ")");
                     try (PodsRecorder pods = new PodsRecorder(cluster, out.resolve(suite + "-" + backend + ".pods"))) {
-                        if (suite.equals("e2e")) {
-                            runE2e(cluster, out, backend, e2eTest);
-                        } else {
-                            runCyclonus(cluster, out, backend, cyclonus);
+                        switch (suite) {
+                            case "e2e" -> runE2e(cluster, out, backend, e2eTest);
+                            case "cyclonus" -> runCyclonus(cluster, out, backend, cyclonus);
+                            default -> runCnp(cluster, out, backend, cnpTest);
                         }
                     }
                     long took = Duration.between(ts, Instant.now()).toSeconds();
@@ -149,6 +155,28 @@ public final class UpstreamSuitesRun implements Callable<Integer> {
                     SuiteCommands.cyclonus(cyclonus, junit, shortForm)).env("KUBECONFIG", cluster.config().adminKubeconfig().toString()));
         } finally {
             stopCaptures();
+        }
+    }
+
+    /**
+     * network-policy-api's conformance suite: the Experimental channel's ClusterNetworkPolicy CRD installed as
+     * published, the suite's agnhost tag on every node, {@link CnpWebhook} serving while it runs (its changes to
+     * the suite's pods in {@code cnp-B.mutations}), its report in {@code cnp-B.report.yaml}.
+     */
+    private void runCnp(Cluster cluster, Path out, String backend, Path binary) throws Exception {
+        Path report = out.resolve("cnp-" + backend + ".report.yaml");
+        Files.deleteIfExists(report);
+        NetworkPolicyApi.install(ControlPlane.client(cluster.config().adminKubeconfig()), NetworkPolicyApi.Channel.EXPERIMENTAL);
+        String agnhost = Files.readString(cluster.config().adminKubeconfig().resolveSibling("agnhost-image")).strip();
+        for (Node node : cluster.nodes()) {
+            cluster.must(node.ctr(List.of("images", "tag", "--force", agnhost, SuiteCommands.CNP_AGNHOST)));
+        }
+        // The agent asks discovery whether ClusterNetworkPolicies are served every DISCOVERY_PERIOD until they are:
+        // the suite's first policy must not land before every node's agent follows them.
+        Thread.sleep(KubeSource.DISCOVERY_PERIOD.plusSeconds(5).toMillis());
+        try (CnpWebhook webhook = CnpWebhook.start(cluster, out.resolve("cnp-" + backend + ".mutations"))) {
+            runLogged("cnp", backend, out, Daemon.of("cnp-conformance.test", out.resolve("cnp-" + backend + ".log"),
+                    SuiteCommands.cnp(binary, report, shortForm)).env("KUBECONFIG", cluster.config().adminKubeconfig().toString()));
         }
     }
 

@@ -8,6 +8,8 @@
  * failure's reason in its log, {@code CyclonusRounds} reads every probe round's tables and times from it,
  * {@code ConntrackReplies} the replies the node's conntrack saw meanwhile, {@code KernelCheck} holds the one
  * against the other (a wrong probe the network never answered is the harness, not the dataplane),
- * {@code SuitesTable} prints.
+ * {@code SuitesTable} prints. network-policy-api's ClusterNetworkPolicy suite ({@code --suite cnp}):
+ * {@code CnpWebhook} serves the admission webhook that lets it run on a kernel without SCTP, {@code CnpPodMutation}
+ * is what that webhook changes in a pod, {@code CnpLog} counts its Go test log (SCTP probes as not run).
  */
 package io.npmagent.pipelines.upstream;

@@ -50,4 +50,15 @@ class SuiteCommandsTest {
     private static Pattern flag(List<String> argv, String prefix) {
         return Pattern.compile(argv.stream().filter(a -> a.startsWith(prefix)).findFirst().orElseThrow().substring(prefix.length()));
     }
+
+    @Test
+    void cnpRunsTheProfileWithBothExperimentalFeaturesAndTheShortFormSelectsByGoTestRun() {
+        List<String> argv = SuiteCommands.cnp(Path.of("/b/cnp-conformance.test"), Path.of("/o/cnp-bpf.report.yaml"), false);
+        assertThat(argv).startsWith("/b/cnp-conformance.test", "-test.v").contains("-conformance-profiles=ClusterNetworkPolicy",
+                "-supported-features=ClusterNetworkPolicyNamedPorts,ClusterNetworkPolicyEgressNodePeers", "-report-output=/o/cnp-bpf.report.yaml");
+        assertThat(argv.get(argv.indexOf("-test.run") + 1)).isEqualTo("^TestConformanceProfiles$");
+        List<String> shortForm = SuiteCommands.cnp(Path.of("c"), Path.of("/r.yaml"), true);
+        assertThat(shortForm.get(shortForm.indexOf("-test.run") + 1))
+                .isEqualTo("^TestConformanceProfiles$/^(CNPAdminTierEgressTCP|CNPBaselineTierIngressUDP|CNPAdminTierPriorityField|CNPAdminTierIntegration)$");
+    }
 }

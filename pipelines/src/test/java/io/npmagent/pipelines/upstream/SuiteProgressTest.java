@@ -27,6 +27,22 @@ class SuiteProgressTest {
     }
 
     @Test
+    void cnpTestsAreNamedAsTheyStartAndCountedWhenGoPrintsTheirResults() {
+        SuiteProgress p = new SuiteProgress("p");
+        assertThat(lines(p, List.of(
+                "=== RUN   TestConformanceProfiles",
+                "=== RUN   TestConformanceProfiles/CNPAdminTierEgressTCP",
+                "=== RUN   TestConformanceProfiles/CNPAdminTierEgressTCP/Should_support_an_'allow-egress'_policy",
+                "=== RUN   TestConformanceProfiles/CNPAdminTierGress",
+                "--- FAIL: TestConformanceProfiles (100.00s)",
+                "    --- PASS: TestConformanceProfiles/CNPAdminTierEgressTCP (5.01s)",
+                "        --- PASS: TestConformanceProfiles/CNPAdminTierEgressTCP/Should_support_an_'allow-egress'_policy (5.01s)",
+                "    --- FAIL: TestConformanceProfiles/CNPAdminTierGress (60.50s)")))
+                .containsExactly("p: test 1: CNPAdminTierEgressTCP", "p: test 2: CNPAdminTierGress", "p: 1 PASS CNPAdminTierEgressTCP (5.01s)",
+                        "p: 2 FAIL CNPAdminTierGress (60.50s)");
+    }
+
+    @Test
     void cyclonusCasesAreNamedByTheirDescriptionAndSayWhenAStepNeededASecondTry() {
         SuiteProgress p = new SuiteProgress("p");
         assertThat(lines(p, List.of(
