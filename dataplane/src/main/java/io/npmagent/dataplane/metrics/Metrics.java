@@ -134,7 +134,7 @@ public final class Metrics {
                 .register(registry);
         numPolicies = Gauge.builder()
                 .name("npm_num_policies")
-                .help("NetworkPolicies in the kernel.")
+                .help("NetworkPolicies and ClusterNetworkPolicies in the kernel.")
                 .register(registry);
         numIptablesRules = Gauge.builder()
                 .name("npm_num_iptables_rules")
