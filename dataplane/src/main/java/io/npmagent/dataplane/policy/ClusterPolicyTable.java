@@ -142,22 +142,15 @@ final class ClusterPolicyTable {
             return TierPolicies.NONE;
         }
         List<NormalizedClusterPolicy> ordered = names.stream().map(policies::get).sorted(TierOrder.PRECEDENCE).toList();
-        Map<Tier, Map<Direction, List<String>>> lists = new HashMap<>();
-        for (Tier tier : List.of(Tier.ADMIN, Tier.BASELINE)) {
-            Map<Direction, List<String>> byDirection = new HashMap<>();
-            for (Direction d : Direction.values()) {
-                List<String> list = new ArrayList<>();
-                for (NormalizedClusterPolicy p : ordered) {
-                    if (p.inTier(tier) && !rows.apply(p.name()).rules(d).isEmpty()) {
-                        list.add(p.name());
-                    }
-                }
-                byDirection.put(d, list);
-            }
-            lists.put(tier, byDirection);
-        }
-        return new TierPolicies(lists.get(Tier.ADMIN).get(Direction.INGRESS), lists.get(Tier.ADMIN).get(Direction.EGRESS),
-                lists.get(Tier.BASELINE).get(Direction.INGRESS), lists.get(Tier.BASELINE).get(Direction.EGRESS));
+        return new TierPolicies(list(ordered, Tier.ADMIN, Direction.INGRESS, rows), list(ordered, Tier.ADMIN, Direction.EGRESS, rows),
+                list(ordered, Tier.BASELINE, Direction.INGRESS, rows), list(ordered, Tier.BASELINE, Direction.EGRESS, rows));
+    }
+
+    /** The names of {@code ordered} enforced in {@code tier} whose rows have rules for {@code d}, in order. */
+    private static List<String> list(List<NormalizedClusterPolicy> ordered, Tier tier, Direction d,
+            Function<String, CompiledClusterPolicy> rows) {
+        return ordered.stream().filter(p -> p.inTier(tier) && !rows.apply(p.name()).rules(d).isEmpty())
+                .map(NormalizedClusterPolicy::name).toList();
     }
 
     /** The policy's row: its rules with their peers as sets (Nodes as their addresses now) and ports as port matches. */

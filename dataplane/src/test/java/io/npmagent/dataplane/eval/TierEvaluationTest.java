@@ -34,7 +34,6 @@ import io.npmagent.dataplane.model.ClusterNetworkPolicy;
 import io.npmagent.dataplane.model.ClusterState;
 import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
-import io.npmagent.dataplane.model.Namespace;
 import io.npmagent.dataplane.model.NetworkPolicy;
 import io.npmagent.dataplane.model.Node;
 import io.npmagent.dataplane.model.Pod;

@@ -18,7 +18,6 @@ import io.npmagent.dataplane.model.Pod;
 import io.npmagent.dataplane.model.Protocol;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;

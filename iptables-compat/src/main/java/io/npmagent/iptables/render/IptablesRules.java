@@ -5,7 +5,6 @@ import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
-import io.npmagent.dataplane.tier.RuleAction;
 import io.npmagent.iptables.model.ChainId;
 import io.npmagent.iptables.model.Family;
 import io.npmagent.iptables.model.Names;
