@@ -67,6 +67,11 @@ class BpfPacketKernelTest {
     }
 
     @Test
+    void aPodsConnectionsToItsOwnNodeMeetClusterPolicies() {
+        PacketScenarios.aPodsConnectionsToItsOwnNodeMeetClusterPolicies(net, backend(net));
+    }
+
+    @Test
     void aNewConnectionOnAReusedPortMeetsThePolicyOfNow() {
         PacketScenarios.aNewConnectionOnAReusedPortMeetsThePolicyOfNow(net, backend(net));
     }

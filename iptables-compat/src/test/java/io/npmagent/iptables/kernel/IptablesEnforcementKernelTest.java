@@ -50,6 +50,13 @@ class IptablesEnforcementKernelTest {
         PacketScenarios.tiersDecideAroundNetworkPolicy(n, backend(variant, n));
     }
 
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void aPodsConnectionsToItsOwnNodeMeetClusterPolicies(IptablesVariant variant) {
+        PodNetwork n = network(variant);
+        PacketScenarios.aPodsConnectionsToItsOwnNodeMeetClusterPolicies(n, backend(variant, n));
+    }
+
     /** ClusterNetworkPolicy tiers, the desired state built by hand (fail closed included). */
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)

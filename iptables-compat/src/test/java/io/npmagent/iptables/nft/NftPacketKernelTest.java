@@ -44,6 +44,11 @@ class NftPacketKernelTest {
         PacketScenarios.tiersDecideAroundNetworkPolicy(net, backend(net));
     }
 
+    @Test
+    void aPodsConnectionsToItsOwnNodeMeetClusterPolicies() {
+        PacketScenarios.aPodsConnectionsToItsOwnNodeMeetClusterPolicies(net, backend(net));
+    }
+
     /** ClusterNetworkPolicy tiers, the desired state built by hand (fail closed included). */
     @Test
     void tiersDecideAroundNetworkPolicyByHand() {

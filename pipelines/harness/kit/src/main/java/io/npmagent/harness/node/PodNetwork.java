@@ -80,6 +80,8 @@ public final class PodNetwork implements AutoCloseable {
     private static final IpAddress REMOTE_V4 = IpAddress.parse("10.99.1.1");
     private static final IpAddress REMOTE_V6 = IpAddress.parse("fd99:1::1");
     private static final String BRIDGE = "npmbr0";
+    private static final IpAddress NODE_V4 = IpAddress.parse("10.99.2.1");
+    private static final IpAddress NODE_V6 = IpAddress.parse("fd99:2::1");
 
     private final NetworkNamespace node;
     private final Map<String, NetworkNamespace> pods = new LinkedHashMap<>();
@@ -89,6 +91,8 @@ public final class PodNetwork implements AutoCloseable {
     private final List<Daemon> servers = new ArrayList<>();
     /** The other node's pod, once {@link #remote} made it. */
     private NetworkNamespace remote;
+    /** Whether {@link #nodeAddress} gave the node its addresses and server. */
+    private boolean nodeServing;
     private final boolean bridged;
 
     /** One probe: from a pod to another pod's address. */
@@ -188,6 +192,29 @@ public final class PodNetwork implements AutoCloseable {
             await(List.of(REMOTE_V4, REMOTE_V6));
         }
         return v6 ? REMOTE_V6 : REMOTE_V4;
+    }
+
+    /**
+     * An address (IPv4, or IPv6) of the node itself, where the node runs the same servers as a pod does (a
+     * host-network pod, or kubelet's own port): on the node's loopback (this kernel has no dummy
+     * interfaces), with global scope as a node's address on its uplink has, so a pod's connection to it is
+     * delivered locally, never forwarded. Made on
+     * first use, before a backend reads the node's addresses.
+     */
+    public IpAddress nodeAddress(boolean v6) {
+        if (!nodeServing) {
+            node.must("ip", "addr", "add", NODE_V4 + "/32", "dev", "lo");
+            node.must("ip", "addr", "add", NODE_V6 + "/128", "dev", "lo");
+            startServer("node", node);
+            nodeServing = true;
+            await(List.of(NODE_V4, NODE_V6));
+        }
+        return v6 ? NODE_V6 : NODE_V4;
+    }
+
+    /** Whether a TCP connection from the node itself to pod {@code to} (IPv4, or IPv6) opens, as kubelet's probes do. */
+    public boolean nodeConnects(String to, boolean v6) {
+        return connects(node, address(to, v6));
     }
 
     /** Waits until every server answers from the node (output path: the forward hook is not involved). */

@@ -36,9 +36,11 @@ import io.npmagent.dataplane.model.Pod;
 import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.Protocol;
 import io.npmagent.dataplane.policy.PolicyCompiler;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -147,6 +149,54 @@ public final class PacketScenarios {
             s.apply(new ClusterEvent.ClusterPolicyDeleted(name));
         }
         s.expectBlocked("every policy removed");
+        assertThat(backend.reconcile()).as("nothing to repair").isZero();
+    }
+
+    /**
+     * A pod's own node (an address of the node, serving as a host-network pod would): NetworkPolicy never
+     * cuts a pod from it, but a ClusterNetworkPolicy egress rule whose {@code networks} peer holds the
+     * node's address judges the pod's connections to it, in tier order (an Admin Accept before a Deny, a
+     * Pass on to NetworkPolicy, which admits the node, a Baseline Deny where no NetworkPolicy isolates);
+     * the node's own connections to pods (kubelet's probes) stay open whatever the pods' policies.
+     */
+    public static void aPodsConnectionsToItsOwnNodeMeetClusterPolicies(PodNetwork net, Backend backend) {
+        String[] node = {net.nodeAddress(false) + "/32", net.nodeAddress(true) + "/128"};
+        PacketScenarios s = new PacketScenarios(net, backend);
+        LabelSelector everyNamespace = match();
+        s.expectNodeBlocked("no policy");
+
+        s.apply(new ClusterEvent.PolicyUpserted(policy("x", "a-to-b").select(match("app", "a")).types("Egress")
+                .egress(rule(peers(pods(match("app", "b"))), List.of())).build()));
+        s.expectNodeBlocked("a NetworkPolicy isolating a's egress leaves its node alone");
+
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(admin("a-not-to-node", 20).subjectPods(everyNamespace, match("app", "a"))
+                .egress(deny(to(networks(node)))).build()));
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(admin("nothing-into-c", 30).subjectPods(everyNamespace, match("app", "c"))
+                .ingress(deny(from(inNamespaces(everyNamespace)))).build()));
+        s.expectNodeBlocked("an Admin Deny to the node's address; the node still reaches c, which denies every pod", "a");
+
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(admin("a-to-node-port", 10).subjectPods(everyNamespace, match("app", "a"))
+                .egress(accept(to(networks(node)), tcp(PodNetwork.PORT))).build()));
+        s.expectNodeBlocked("an Admin Accept of the port tried before the Deny");
+
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(admin("a-to-node-port", 10).subjectPods(everyNamespace, match("app", "a"))
+                .egress(pass(to(networks(node)))).build()));
+        s.expectNodeBlocked("an Admin Pass before the Deny: the NetworkPolicy isolating a decides, and admits the node");
+
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(baseline("b-not-to-node", 10).subjectPods(everyNamespace, match("app", "b"))
+                .egress(deny(to(networks(node)))).build()));
+        s.expectNodeBlocked("a Baseline Deny where no NetworkPolicy isolates b", "b");
+
+        s.apply(new ClusterEvent.PolicyUpserted(policy("x", "b-to-a").select(match("app", "b")).types("Egress")
+                .egress(rule(peers(pods(match("app", "a"))), List.of())).build()));
+        s.expectNodeBlocked("a NetworkPolicy isolating b decides instead of Baseline, and admits the node");
+
+        s.apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", "a-to-b")));
+        s.apply(new ClusterEvent.PolicyDeleted(new PolicyKey("x", "b-to-a")));
+        for (String name : new String[] {"a-not-to-node", "nothing-into-c", "a-to-node-port", "b-not-to-node"}) {
+            s.apply(new ClusterEvent.ClusterPolicyDeleted(name));
+        }
+        s.expectNodeBlocked("every policy removed");
         assertThat(backend.reconcile()).as("nothing to repair").isZero();
     }
 
@@ -482,10 +532,17 @@ public final class PacketScenarios {
      * probe's whole timeout, cost it once, not once each; whether each connected.
      */
     private Map<String, Boolean> probeAtOnce(Map<String, IpAddress> probes) {
+        Map<String, Callable<Boolean>> connects = new TreeMap<>();
+        probes.forEach((what, address) -> connects.put(what, () -> net.connectsTo(what.substring(0, what.indexOf(' ')), address)));
+        return runAtOnce(connects);
+    }
+
+    /** Every probe at once; what each answered. */
+    private static Map<String, Boolean> runAtOnce(Map<String, Callable<Boolean>> probes) {
         ExecutorService pool = Executors.newFixedThreadPool(probes.size());
         try {
             Map<String, Future<Boolean>> running = new TreeMap<>();
-            probes.forEach((what, address) -> running.put(what, pool.submit(() -> net.connectsTo(what.substring(0, what.indexOf(' ')), address))));
+            probes.forEach((what, probe) -> running.put(what, pool.submit(probe)));
             Map<String, Boolean> out = new TreeMap<>();
             for (Map.Entry<String, Future<Boolean>> e : running.entrySet()) {
                 out.put(e.getKey(), e.getValue().get());
@@ -496,6 +553,27 @@ public final class PacketScenarios {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * Each pod to the node's address and the node to each pod, both families, all at once: the pods named
+     * must not reach the node; everything else must connect.
+     */
+    private void expectNodeBlocked(String step, String... blocked) {
+        Set<String> denied = Set.of(blocked);
+        Map<String, Boolean> want = new TreeMap<>();
+        Map<String, Callable<Boolean>> probes = new TreeMap<>();
+        for (String pod : new String[] {"a", "b", "c"}) {
+            for (boolean v6 : new boolean[] {false, true}) {
+                String family = v6 ? " v6" : " v4";
+                IpAddress node = net.nodeAddress(v6);
+                want.put(pod + "->node" + family, !denied.contains(pod));
+                probes.put(pod + "->node" + family, () -> net.connectsTo(pod, node));
+                want.put("node->" + pod + family, true);
+                probes.put("node->" + pod + family, () -> net.nodeConnects(pod, v6));
+            }
+        }
+        assertThat(runAtOnce(probes)).as("%s: TCP connects between the pods and their node", step).isEqualTo(want);
     }
 
     private Pod pod(String name, String app) {
