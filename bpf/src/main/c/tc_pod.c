@@ -5,8 +5,9 @@
  * (ct.h); otherwise, if the direction is judged for the pod (endpoint.h: NetworkPolicy isolates it or a
  * ClusterNetworkPolicy selects it), the pod's policy entries for the peer's identity (peers.h) or ANY,
  * else the endpoint's verdict for a miss, decide (policy.h) in the copy of the state packets read now
- * (state.h); what they deny is dropped and counted (drop.h). The node itself is always admitted; a pod
- * reaching itself through its Service is a peer like any other. Egress to an address that is no pod
+ * (state.h); what they deny is dropped and counted (drop.h). The node itself is admitted unless a
+ * ClusterNetworkPolicy egress rule holding its address denies it (NetworkPolicy never cuts a pod from its
+ * node); a pod reaching itself through its Service is a peer like any other. Egress to an address that is no pod
  * is judged in npm_forward() instead, after kube-proxy's DNAT; new connections through a Service to a
  * pod are judged there too, on their source before kube-proxy's SNAT (forward.h). What policy passes
  * then meets the pod's rate limit for the direction (bandwidth.h). Anything that is not IPv4 or IPv6,
@@ -30,13 +31,15 @@ static __always_inline int npm_after_dnat(__u32 identity)
     return identity == NPM_IDENTITY_WORLD || (identity >= NPM_IDENTITY_ATOM_BASE && identity != NPM_IDENTITY_ANY);
 }
 
-/* The one rule for a peer, at tc and at the forward hook: the node always; else the verdict of the
- * pod's entries for the peer's identity or ANY, or the endpoint's for a miss, in the copy of the state
- * packets read now. */
+/* The one rule for a peer, at tc and at the forward hook: the node unless the pod's entries for it deny
+ * (ClusterNetworkPolicy egress rules holding its address); else the verdict of the pod's entries for the
+ * peer's identity or ANY, or the endpoint's for a miss, in the copy of the state packets read now. */
 static __always_inline int npm_peer_admitted(__u8 version, __u8 direction, const struct npm_endpoint *ep, __u32 identity,
                                              const struct npm_packet *p)
 {
-    return identity == NPM_IDENTITY_HOST || npm_admitted(version, direction, ep->id, identity, p, ep->judged[direction & 1]);
+    if (npm_is_node(identity))
+        return npm_node_admitted(version, direction, ep->id, identity, p);
+    return npm_admitted(version, direction, ep->id, identity, p, ep->judged[direction & 1]);
 }
 
 /* *endpoint is set when the packet is a local pod's. */
@@ -144,8 +147,8 @@ static __always_inline int npm_forward_ingress(struct bpf_nf_ctx *ctx, __u8 vers
 }
 
 /* At the netfilter forward and local-in hooks (IPv4 and IPv6), after DNAT and before SNAT: the
- * packets tc deferred, judged on the destination kube-proxy chose (at local in: the node, always
- * admitted, remembered for the replies); and new translated connections to an ingress-isolated local
+ * packets tc deferred, judged on the destination kube-proxy chose (at local in: the node, as at tc,
+ * remembered for the replies); and new translated connections to an ingress-isolated local
  * pod, judged on their source as it was before SNAT. Everything else passes unread; what is read is
  * read once, for both. */
 SEC("netfilter")

@@ -29,12 +29,15 @@
 #define NPM_FAMILY_V6 6
 
 /* Peer identities the agent does not allocate: an address no ipcache entry covers; the node's own
- * addresses, always admitted (as the netfilter backends, which judge forwarded traffic only, leave
- * kubelet probes and node-local services alone); and the wildcard a rule without peers is keyed by.
- * Allocated identities start at 256. */
+ * addresses that no ipBlock or networks prefix holds; and the wildcard a rule without peers is keyed
+ * by. Allocated identities start at 256. */
 #define NPM_IDENTITY_WORLD 0
 #define NPM_IDENTITY_HOST 1
 #define NPM_IDENTITY_ANY 0xffffffff
+/* The node's own addresses inside an ipBlock or networks prefix: one identity per such prefix (atom),
+ * up to the pod classes'. Like HOST, admitted unless the pod's own entries for it deny (policy.h). */
+#define NPM_IDENTITY_NODE_BASE 0x10000000
+#define NPM_IDENTITY_POD_CLASS_BASE 0x20000000
 /* Allocated peer classes from here on are ipBlock atoms: addresses that are no pod (BpfModel). */
 #define NPM_IDENTITY_ATOM_BASE 0x40000000
 

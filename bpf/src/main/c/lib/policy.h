@@ -66,4 +66,28 @@ static __always_inline int npm_admitted(__u8 version, __u8 direction, __u32 endp
     return v->verdict == NPM_VERDICT_ALLOW;
 }
 
+/* Whether the node itself is one of its addresses' identities (HOST, or a node identity per atom). */
+static __always_inline int npm_is_node(__u32 identity)
+{
+    return identity == NPM_IDENTITY_HOST || (identity >= NPM_IDENTITY_NODE_BASE && identity < NPM_IDENTITY_POD_CLASS_BASE);
+}
+
+/* Whether the pod's entries admit its own node (an identity npm_is_node() holds): NetworkPolicy always
+ * does, so only the identity's own entries, which ClusterNetworkPolicy rules holding the node's address
+ * make, can deny it; no ANY entry and no miss verdict concern the node. */
+static __always_inline int npm_node_admitted(__u8 version, __u8 direction, __u32 endpoint, __u32 identity,
+                                             const struct npm_packet *p)
+{
+    struct npm_policy_key key = {};
+    key.prefixlen = 128;
+    key.version = version;
+    key.direction = direction;
+    key.endpoint = endpoint;
+    key.identity = identity;
+    key.protocol = p->protocol;
+    key.port = p->dport;
+    struct npm_policy_value *v = bpf_map_lookup_elem(&npm_policy, &key);
+    return !v || v->verdict == NPM_VERDICT_ALLOW;
+}
+
 #endif

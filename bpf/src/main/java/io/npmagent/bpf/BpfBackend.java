@@ -90,7 +90,9 @@ public final class BpfBackend implements Backend {
     private boolean primed;
     /** Whether pins of another layout were set aside at start, to remove once our programs replaced theirs. */
     private boolean setAside;
+    /** The node's addresses the model was last given, and the identities they were written with. */
     private Set<IpAddress> nodeAddresses = Set.of();
+    private Map<Cidr, Integer> nodeIdentities = Map.of();
 
     /**
      * What this run loaded and holds in the kernel beside the maps the writer owns: the pin directory,
@@ -385,6 +387,18 @@ public final class BpfBackend implements Backend {
      * attaches to the interfaces of pods that appeared and detaches from those left without one.
      */
     private int converge(boolean rescan) {
+        nodeAddresses = placer.nodeAddresses();
+        model.nodeAddresses(nodeAddresses);
+        int written = convergeOnce(rescan);
+        if (!placer.nodeAddresses().equals(nodeAddresses)) { // placing the pods found the node's addresses changed
+            nodeAddresses = placer.nodeAddresses();
+            model.nodeAddresses(nodeAddresses);
+            written += convergeOnce(false);
+        }
+        return written;
+    }
+
+    private int convergeOnce(boolean rescan) {
         Rendered r = model.render();
         Rendered.Changes changes = r.changes();
         boolean everything = changes.all() || !primed;
@@ -409,19 +423,17 @@ public final class BpfBackend implements Backend {
             LOG.log(System.Logger.Level.INFO, "bpf: no interface found yet for {0} local pods (first: {1}); looked for again at the next batch",
                     pods.unplaced().size(), pods.unplaced().iterator().next());
         }
-        Set<IpAddress> node = placer.nodeAddresses();
-        if (everything || !node.equals(nodeAddresses)) {
-            nodeAddresses = node;
+        Map<Cidr, Integer> node = r.node();
+        if (everything || !node.equals(nodeIdentities)) {
+            nodeIdentities = node;
             Map<Cidr, Integer> prefixes = new HashMap<>(r.ipcache());
-            for (IpAddress a : node) {
-                prefixes.put(Cidr.host(a), BpfModel.HOST);
-            }
+            prefixes.putAll(node);
             maps.setIpcache(prefixes);
             everything = true;
         } else {
-            for (Cidr prefix : changes.ipcache()) { // the addresses that came, went or moved; the node's own stay HOST
+            for (Cidr prefix : changes.ipcache()) { // the addresses that came, went or moved; the node's own stay the node's
                 Integer identity = r.ipcache().get(prefix);
-                if (node.stream().anyMatch(a -> Cidr.host(a).equals(prefix))) {
+                if (node.containsKey(prefix)) {
                     continue;
                 } else if (identity == null) {
                     maps.removeIpcache(prefix);

@@ -21,7 +21,7 @@ final class PodInterfaces implements PodPlacer {
 
     private final InterfaceResolver resolver;
     private final Map<PodKey, Placed> placed = new HashMap<>();
-    private Set<IpAddress> nodeAddresses = Set.of();
+    private Set<IpAddress> nodeAddresses;
     private boolean scanned;
 
     PodInterfaces(InterfaceResolver resolver) {
@@ -78,8 +78,12 @@ final class PodInterfaces implements PodPlacer {
         return out;
     }
 
+    /** As {@link PodPlacer#nodeAddresses}; looked up at the first call if no pod was placed yet. */
     @Override
     public Set<IpAddress> nodeAddresses() {
+        if (nodeAddresses == null) {
+            nodeAddresses = resolver.nodeAddresses();
+        }
         return nodeAddresses;
     }
 }

@@ -225,6 +225,7 @@ class InMemoryBackendPropertyTest {
         /** What a model of its own renders for the whole cluster, with this node's interfaces and address. */
         Map<String, Object> scratch(PolicyCompiler compiler) {
             BpfModel fresh = new BpfModel();
+            fresh.nodeAddresses(Set.of(NODE));
             fresh.apply(DesiredDelta.of(compiler.snapshot()));
             Rendered r = fresh.render();
             Map<Integer, PodKey> podOfEndpoint = new HashMap<>();
@@ -238,7 +239,7 @@ class InMemoryBackendPropertyTest {
                 ep.ips().forEach(ip -> loc.put(ip, pod));
             });
             Map<Cidr, Integer> ipc = new HashMap<>(r.ipcache());
-            ipc.put(Cidr.host(NODE), BpfModel.HOST);
+            ipc.putAll(r.node());
             return named(eps, loc, ipc, r.policy(), podOfEndpoint);
         }
 
@@ -256,7 +257,7 @@ class InMemoryBackendPropertyTest {
             Set<List<Object>> polNamed = new HashSet<>();
             for (Map.Entry<PolicyEntry, Integer> entry : pol.entrySet()) {
                 PolicyEntry e = entry.getKey();
-                if (e.identity() >= 0x20000000 && !prefixesOf.containsKey(e.identity())) {
+                if (e.identity() >= BpfModel.NODE_BASE && !prefixesOf.containsKey(e.identity())) {
                     // A class no address maps to: no packet reads its entries, and its number depends on the history.
                     continue;
                 }
@@ -266,9 +267,9 @@ class InMemoryBackendPropertyTest {
             return Map.of("endpoints", eps, "local", loc, "ipcache", ipcNamed, "policy", polNamed);
         }
 
-        /** A numbered class or atom by its prefixes; identities the compiler numbers, and the reserved ones, as they are. */
+        /** A numbered class, atom or node identity by its prefixes; identities the compiler numbers, and the reserved ones, as they are. */
         private static Object identity(int id, Map<Integer, Set<String>> prefixesOf) {
-            return id >= 0x20000000 ? prefixesOf.get(id) : id;
+            return id >= BpfModel.NODE_BASE ? prefixesOf.get(id) : id;
         }
     }
 }

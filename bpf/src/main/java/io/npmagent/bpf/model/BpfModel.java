@@ -64,6 +64,12 @@ import java.util.function.BiConsumer;
  * direction no tier list has a say in renders as below, and a pod no ClusterNetworkPolicy selects
  * renders exactly as before tiers: allow entries, a miss denied where NetworkPolicies isolate.
  *
+ * <p><b>The node's own addresses</b> ({@link #nodeAddresses}) read as the node whatever else holds them:
+ * HOST, or in an atom that atom's node identity (from {@link #NODE_BASE}). NetworkPolicy always admits
+ * them, both ways (kubelet's probes, node-local services), so the programs admit a node identity where
+ * no entry of its own says otherwise: no ANY, no miss verdict. Only a walked pod's egress gets such
+ * entries: the walk for the atom with NetworkPolicy's part admitting it, where the walk denies.
+ *
  * <p><b>Cost follows the change.</b> A delta costs what depends on it, not the cluster: an address
  * that came, went or moved changes its own ipcache entry; a peer class that came or went, or an
  * identity joining or leaving a selector set, adds or removes just that class's entries in the rules
@@ -76,8 +82,13 @@ import java.util.function.BiConsumer;
 public final class BpfModel {
     public static final int ANY = -1;
     public static final int WORLD = 0;
-    /** The node's own addresses: always admitted (set by the backend, which knows the node). */
+    /** The node's own addresses no ipBlock or {@code networks} prefix holds: always admitted. */
     public static final int HOST = 1;
+    /**
+     * The node's own addresses inside an atom: one identity per atom, from here to the pod classes' base.
+     * NetworkPolicy admits them as HOST; a ClusterNetworkPolicy egress rule whose {@code networks} peer holds the atom judges them.
+     */
+    public static final int NODE_BASE = 0x10000000;
     private static final int POD_CLASS_BASE = 0x20000000;
     private static final int ATOM_BASE = 0x40000000;
 
@@ -91,9 +102,13 @@ public final class BpfModel {
     private final Map<PodKey, Integer> endpointIds = new HashMap<>();
     private final Map<List<Object>, Integer> classIds = new HashMap<>();
     private final Map<Cidr, Integer> atomIds = new HashMap<>();
+    private final Map<Cidr, Integer> nodeIds = new HashMap<>();
+    /** The node's own addresses, as the backend last found them. */
+    private Set<IpAddress> nodeAddresses = Set.of();
     private int nextEndpoint = 1;
     private int nextClass = POD_CLASS_BASE;
     private int nextAtom = ATOM_BASE;
+    private int nextNode = NODE_BASE;
 
     // What a pod's entries depend on, to find the pods a delta changes.
     private final Map<PolicyKey, Set<PodKey>> podsByPolicy = new HashMap<>();
@@ -226,6 +241,36 @@ public final class BpfModel {
                 classify(ip, c.after());
             }
         });
+    }
+
+    /**
+     * The node's own addresses, as found on the node: they read as the node in the ipcache, whatever
+     * else holds them, and the pods whose egress ClusterNetworkPolicies judge are redone at the next
+     * render (their rules may hold a new address, or no longer one that went).
+     */
+    public void nodeAddresses(Set<IpAddress> now) {
+        if (now.equals(nodeAddresses)) {
+            return;
+        }
+        nodeAddresses = Set.copyOf(now);
+        pods.forEach((key, pod) -> {
+            if (pod.tiers().any(Direction.EGRESS)) {
+                dirtyPods.add(key);
+            }
+        });
+    }
+
+    /**
+     * The identity each of the node's addresses reads as: its atom's node identity, or HOST in none (no
+     * ClusterNetworkPolicy rule can name it then). Numbers are kept while their atom is.
+     */
+    private Map<Cidr, Integer> nodeIdentities() {
+        Map<Cidr, Integer> out = new HashMap<>();
+        for (IpAddress ip : nodeAddresses) {
+            Cidr atom = atomOf(ip, atoms);
+            out.put(Cidr.host(ip), atom == null ? HOST : nodeId(atom));
+        }
+        return out;
     }
 
     /**
@@ -407,7 +452,7 @@ public final class BpfModel {
         dirtyPods.clear();
         dirtyIpcache.clear();
         dirtyEntries.clear();
-        return new Rendered(Collections.unmodifiableMap(ipcache), Collections.unmodifiableMap(endpoints),
+        return new Rendered(Collections.unmodifiableMap(ipcache), nodeIdentities(), Collections.unmodifiableMap(endpoints),
                 Collections.unmodifiableMap(entries), changes);
     }
 
@@ -449,6 +494,7 @@ public final class BpfModel {
         });
         classIds.keySet().retainAll(usedClasses);
         atomIds.keySet().retainAll(atoms);
+        nodeIds.keySet().retainAll(atoms);
 
         endpointIds.keySet().retainAll(pods.keySet());
         endpoints.clear();
@@ -524,6 +570,13 @@ public final class BpfModel {
                 IdentityId id = identityOfClass.get(cls);
                 Cidr atom = id != null ? atomOfClass.get(cls) : atomOfNumber.get(cls);
                 walk(pod, d, id, atom, cls).verdicts().entries(endpoint, dir, cls, any, now);
+            }
+            if (d == Direction.EGRESS) {
+                // The node's own addresses: admitted where no entry says otherwise (no ANY, no miss verdict).
+                TierWalk.Verdicts admitted = TierWalk.Verdicts.constant(PolicyMap.ALLOW);
+                for (Cidr atom : nodeAtoms()) {
+                    nodeWalk(pod, atom).verdicts().entries(endpoint, dir, nodeId(atom), admitted, now);
+                }
             }
         }
         endpoints.put(key, new Rendered.Endpoint(endpoint, pod.ips(), judged[0], judged[1], pod.bandwidth(), pod.congestion()));
@@ -607,6 +660,32 @@ public final class BpfModel {
             }
         });
         return new TierWalk.Walk(tiers.get(0), pod.isolated(d), networkPolicy, tiers.get(1));
+    }
+
+    /** The atoms holding one of the node's own addresses. */
+    private Set<Cidr> nodeAtoms() {
+        Set<Cidr> out = new HashSet<>();
+        for (IpAddress ip : nodeAddresses) {
+            Cidr atom = atomOf(ip, atoms);
+            if (atom != null) {
+                out.add(atom);
+            }
+        }
+        return out;
+    }
+
+    private int nodeId(Cidr atom) {
+        return nodeIds.computeIfAbsent(atom, k -> nextNode++);
+    }
+
+    /**
+     * The egress walk of a pod for its own node's addresses in {@code atom}: ClusterNetworkPolicy rules
+     * whose {@code networks} peer holds the atom, in tier order; NetworkPolicy, where it isolates the pod,
+     * always admits the node (kubelet's probes, node-local services), as on every backend.
+     */
+    private TierWalk.Walk nodeWalk(LocalPod pod, Cidr atom) {
+        TierWalk.Walk byRules = walk(pod, Direction.EGRESS, null, atom, -1);
+        return new TierWalk.Walk(byRules.admin(), byRules.isolated(), List.of(TierWalk.Step.ADMIT_ALL), byRules.baseline());
     }
 
     /** A rule's ports resolved on {@code destination} (a named port it lacks, or no destination pod, matches nothing). */

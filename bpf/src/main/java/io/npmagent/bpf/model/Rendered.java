@@ -11,10 +11,11 @@ import java.util.Set;
 
 /**
  * The maps' contents as the desired state wants them, in no copy of the state in particular:
- * the ipcache (prefix to peer identity), the local endpoints (by pod: id, addresses, how each direction
+ * the ipcache (prefix to peer identity) and over it the node's own addresses (each to HOST or its atom's
+ * node identity, whatever else holds it), the local endpoints (by pod: id, addresses, how each direction
  * is judged), and the policy entries with their verdicts ({@code PolicyMap.ALLOW} or {@code DENY}).
  */
-public record Rendered(Map<Cidr, Integer> ipcache, Map<PodKey, Endpoint> endpoints, Map<PolicyEntry, Integer> policy, Changes changes) {
+public record Rendered(Map<Cidr, Integer> ipcache, Map<Cidr, Integer> node, Map<PodKey, Endpoint> endpoints, Map<PolicyEntry, Integer> policy, Changes changes) {
 
     /**
      * A local pod as the programs see it once its interface is known: per direction whether it is judged

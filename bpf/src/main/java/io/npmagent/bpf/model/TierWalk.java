@@ -33,6 +33,7 @@ final class TierWalk {
     /** A rule as the walk sees it once the peer matched: what it does, and the ports it matches (resolved), or every port. */
     record Step(RuleAction action, boolean anyPort, List<Range> ranges) {
         static final Step FAIL_CLOSED = new Step(RuleAction.DENY, true, List.of());
+        static final Step ADMIT_ALL = new Step(RuleAction.ACCEPT, true, List.of());
 
         boolean matches(Protocol protocol, int port) {
             if (anyPort) {

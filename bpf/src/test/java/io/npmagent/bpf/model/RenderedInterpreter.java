@@ -8,7 +8,8 @@ import io.npmagent.dataplane.model.IpAddress;
 /**
  * Reads rendered map contents the way tc_pod.c does, for one new connection: the endpoint of the local
  * pod at each end, the peer's identity by longest prefix, and the verdict of the longest policy entry for
- * that identity, else ANY, covering the protocol and port, else the endpoint's verdict for a miss. Written from the C code, apart from the model and the evaluator.
+ * that identity, else ANY, covering the protocol and port, else the endpoint's verdict for a miss; for
+ * the node's own addresses, their own entries alone, admitted where none covers the packet. Written from the C code, apart from the model and the evaluator.
  */
 final class RenderedInterpreter {
     private final Rendered maps;
@@ -35,6 +36,11 @@ final class RenderedInterpreter {
             return true;
         }
         int identity = identity(peer);
+        if (identity == BpfModel.HOST || (identity >= BpfModel.NODE_BASE && identity < 0x20000000)) {
+            // the node: its own entries only, admitted where none covers the packet
+            Integer own = lookup(ep.id(), direction, identity, protocol, port);
+            return own == null || own == PolicyMap.ALLOW;
+        }
         Integer verdict = lookup(ep.id(), direction, identity, protocol, port);
         if (verdict == null) {
             verdict = lookup(ep.id(), direction, BpfModel.ANY, protocol, port);
@@ -62,6 +68,10 @@ final class RenderedInterpreter {
     }
 
     private int identity(IpAddress ip) {
+        Integer node = maps.node().get(Cidr.host(ip));
+        if (node != null) {
+            return node; // written over whatever else holds the address
+        }
         Cidr best = null;
         for (Cidr prefix : maps.ipcache().keySet()) {
             if (prefix.contains(ip) && (best == null || prefix.prefixLength() > best.prefixLength())) {

@@ -191,6 +191,38 @@ class TierRenderTest {
     }
 
     @Test
+    void theNodesOwnAddressesAreJudgedOnlyByClusterNetworkPolicyEgressRulesHoldingThem() {
+        IpAddress node = IpAddress.parse("10.0.0.9");
+        IpAddress nodeOutside = IpAddress.parse("192.168.0.9");
+        model.nodeAddresses(java.util.Set.of(node, nodeOutside));
+        CompiledClusterPolicy denyNet = egress("deny-net", rule(RuleAction.DENY, List.of(cidr("10.0.0.0/8")), TCP_80));
+        Rendered r = render(new TierPolicies(List.of(), List.of("deny-net"), List.of(), List.of()), true, denyNet);
+        assertThat(r.node()).as("the node in the network reads as its atom's node identity, the other as HOST")
+                .containsEntry(io.npmagent.dataplane.model.Cidr.host(nodeOutside), BpfModel.HOST)
+                .hasEntrySatisfying(io.npmagent.dataplane.model.Cidr.host(node), id -> assertThat(id).isGreaterThanOrEqualTo(BpfModel.NODE_BASE));
+        assertThat(allowed(r, B, node, Protocol.TCP, 80)).as("an Admin Deny holding the node's address").isFalse();
+        assertThat(allowed(r, B, node, Protocol.TCP, 81)).as("another port").isTrue();
+        assertThat(allowed(r, B, IpAddress.parse("10.0.0.8"), Protocol.TCP, 80)).as("an address that is no pod nor node").isFalse();
+        assertThat(allowed(r, B, nodeOutside, Protocol.TCP, 80)).as("the node's address outside the network").isTrue();
+        assertThat(allowed(r, node, B, Protocol.TCP, 80)).as("the node to b, whose NetworkPolicy admits only A").isTrue();
+        assertThat(allowed(r, C, B, Protocol.TCP, 80)).as("c to b: isolated").isFalse();
+
+        CompiledClusterPolicy baselineDeny = egress("baseline-deny", rule(RuleAction.DENY, List.of(cidr("10.0.0.0/8"))));
+        r = render(new TierPolicies(List.of(), List.of(), List.of(), List.of("baseline-deny")), false, baselineDeny);
+        assertThat(allowed(r, B, node, Protocol.UDP, 53)).as("a Baseline Deny where no NetworkPolicy isolates b's egress").isFalse();
+        assertThat(allowed(r, B, nodeOutside, Protocol.UDP, 53)).isTrue();
+
+        model.nodeAddresses(java.util.Set.of(nodeOutside));
+        r = model.render();
+        assertThat(new RenderedInterpreter(r).allowed(B, node, Protocol.UDP.ipProtocolNumber(), 53))
+                .as("no longer the node's: an address in the network like any").isFalse();
+        assertThat(r.policy().keySet()).as("no entries left for a node identity").noneMatch(e -> e.identity() >= BpfModel.NODE_BASE
+                && e.identity() < 0x20000000);
+        assertThat(new java.util.HashMap<>(r.policy())).as("incremental equals from scratch")
+                .isEqualTo(new java.util.HashMap<>(model.renderFromScratch().policy()));
+    }
+
+    @Test
     void namedPortsResolveOnTheDestination() {
         CompiledClusterPolicy egressHttp = egress("deny-http", rule(RuleAction.DENY, List.of(), HTTP));
         Rendered r = render(new TierPolicies(List.of(), List.of("deny-http"), List.of(), List.of()), false, egressHttp);
