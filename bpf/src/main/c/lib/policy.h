@@ -43,10 +43,9 @@ struct {
     __uint(pinning, LIBBPF_PIN_BY_NAME);
 } npm_policy SEC(".maps");
 
-/* Whether the pod's entries allow the peer (its identity, else ANY) for the packet's protocol and
- * port; a miss gets the endpoint's judgement of the direction (NPM_JUDGED_MISS_ALLOWED or not). */
-static __always_inline int npm_admitted(__u8 version, __u8 direction, __u32 endpoint, __u32 identity,
-                                        const struct npm_packet *p, __u8 judged)
+/* The pod's longest entry for the identity covering the packet's protocol and port, or NULL. */
+static __always_inline struct npm_policy_value *npm_policy_entry(__u8 version, __u8 direction, __u32 endpoint, __u32 identity,
+                                                                 const struct npm_packet *p)
 {
     struct npm_policy_key key = {};
     key.prefixlen = 128;
@@ -56,11 +55,17 @@ static __always_inline int npm_admitted(__u8 version, __u8 direction, __u32 endp
     key.identity = identity;
     key.protocol = p->protocol;
     key.port = p->dport;
-    struct npm_policy_value *v = bpf_map_lookup_elem(&npm_policy, &key);
-    if (!v) {
-        key.identity = NPM_IDENTITY_ANY;
-        v = bpf_map_lookup_elem(&npm_policy, &key);
-    }
+    return bpf_map_lookup_elem(&npm_policy, &key);
+}
+
+/* Whether the pod's entries allow the peer (its identity, else ANY) for the packet's protocol and
+ * port; a miss gets the endpoint's judgement of the direction (NPM_JUDGED_MISS_ALLOWED or not). */
+static __always_inline int npm_admitted(__u8 version, __u8 direction, __u32 endpoint, __u32 identity,
+                                        const struct npm_packet *p, __u8 judged)
+{
+    struct npm_policy_value *v = npm_policy_entry(version, direction, endpoint, identity, p);
+    if (!v)
+        v = npm_policy_entry(version, direction, endpoint, NPM_IDENTITY_ANY, p);
     if (!v)
         return judged == NPM_JUDGED_MISS_ALLOWED;
     return v->verdict == NPM_VERDICT_ALLOW;
@@ -78,15 +83,7 @@ static __always_inline int npm_is_node(__u32 identity)
 static __always_inline int npm_node_admitted(__u8 version, __u8 direction, __u32 endpoint, __u32 identity,
                                              const struct npm_packet *p)
 {
-    struct npm_policy_key key = {};
-    key.prefixlen = 128;
-    key.version = version;
-    key.direction = direction;
-    key.endpoint = endpoint;
-    key.identity = identity;
-    key.protocol = p->protocol;
-    key.port = p->dport;
-    struct npm_policy_value *v = bpf_map_lookup_elem(&npm_policy, &key);
+    struct npm_policy_value *v = npm_policy_entry(version, direction, endpoint, identity, p);
     return !v || v->verdict == NPM_VERDICT_ALLOW;
 }
 
