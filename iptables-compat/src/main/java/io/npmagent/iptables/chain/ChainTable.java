@@ -32,7 +32,7 @@ public final class ChainTable {
 
     /** The agent's chains in the kernel, each as its rules' hashes in order. */
     private final DeltaTracker<String, List<String>> actual = new DeltaTracker<>();
-    /** Per hook, its built-in chain's rules (as printed after {@code -A FORWARD }) that jump to the agent. */
+    /** Per hook, its built-in chain's rules (as printed after {@code -A FORWARD } or {@code -A INPUT }) that jump to the agent. */
     private final Map<IptablesRules.Hook, List<String>> hookJumps = new EnumMap<>(IptablesRules.Hook.class);
     /** The hooks whose built-in chain has one of those first. */
     private final Set<IptablesRules.Hook> jumpIsFirst = EnumSet.noneOf(IptablesRules.Hook.class);

@@ -103,11 +103,6 @@ public final class IptablesRules {
                 new Rule("-j MARK --set-xmark 0x0/" + bits, "leave no mark"));
     }
 
-    /** The rule that sends FORWARD traffic to the agent, placed first in FORWARD. */
-    public static String forwardJump() {
-        return Hook.FORWARD.jump();
-    }
-
     /** A built-in chain the agent hooks with one jump, kept first there, to a fixed chain of its own. */
     public enum Hook {
         FORWARD("FORWARD", Names.FORWARD_CHAIN, "npm:forward npm-agent NetworkPolicy"),
