@@ -79,7 +79,8 @@ public final class IptablesBackend extends NetfilterBackend {
 
     /**
      * Lists, per family, the chains that send packets to the agent's rules ({@code iptables -S} of
-     * FORWARD, NPM-FORWARD and the two dispatch chains: a flushed table or a CNI's rewrite shows there) and
+     * FORWARD, NPM-FORWARD, INPUT, NPM-INPUT and the two dispatch chains: a flushed table or a CNI's
+     * rewrite shows there) and
      * the names of the sets ({@code ipset list -n}). The pod and policy chains and the sets' members, most
      * of what the agent holds at scale, wait for the next full comparison: {@code iptables-save} of 10,000
      * policies' chains takes seconds on iptables-nft.
@@ -89,11 +90,12 @@ public final class IptablesBackend extends NetfilterBackend {
         return setsAsWritten() && hooksAsWritten();
     }
 
-    /** FORWARD, the agent's chain it jumps to, and the dispatch chains that one jumps to: where packets enter. */
-    private static final List<String> HOOK_CHAINS = List.of("FORWARD", Names.FORWARD_CHAIN,
+    /** The agent's chains FORWARD and INPUT jump to, and the dispatch chains those jump to: compared rule by rule. */
+    private static final Set<String> OWN_HOOK_CHAINS = Set.of(Names.FORWARD_CHAIN, Names.INPUT_CHAIN,
             Names.chain(new ChainId.Dispatch(Direction.EGRESS, Family.IPV4)), Names.chain(new ChainId.Dispatch(Direction.INGRESS, Family.IPV4)));
-    /** Of those, the agent's own, compared rule by rule (FORWARD only for the jump). */
-    private static final Set<String> OWN_HOOK_CHAINS = Set.copyOf(HOOK_CHAINS.subList(1, HOOK_CHAINS.size()));
+    /** Where packets enter: FORWARD and INPUT (only for the jumps), and the agent's chains above. */
+    private static final List<String> HOOK_CHAINS = List.of("FORWARD", Names.FORWARD_CHAIN, "INPUT", Names.INPUT_CHAIN,
+            Names.chain(new ChainId.Dispatch(Direction.EGRESS, Family.IPV4)), Names.chain(new ChainId.Dispatch(Direction.INGRESS, Family.IPV4)));
 
     private boolean hooksAsWritten() {
         for (Family f : Family.values()) {
@@ -210,7 +212,9 @@ public final class IptablesBackend extends NetfilterBackend {
             }
         }
         if (full) {
-            wanted.put(Names.FORWARD_CHAIN, ChainTable.lines(Names.FORWARD_CHAIN, rules.forwardChain()));
+            for (IptablesRules.Hook h : IptablesRules.Hook.values()) {
+                wanted.put(h.chain(), ChainTable.lines(h.chain(), rules.fixedChain(h)));
+            }
             unwanted.addAll(chains.get(family).chains()); // orphans of any earlier run
         }
         return chains.get(family).plan(wanted, unwanted, full);

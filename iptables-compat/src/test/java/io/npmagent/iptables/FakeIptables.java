@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  * compares only its hash comments). Kernel tests check the same against the real tools.
  */
 public final class FakeIptables implements CommandRunner {
-    private static final Set<String> MATCHES = Set.of("comment", "conntrack", "mark", "set", "tcp", "udp", "sctp");
+    private static final Set<String> MATCHES = Set.of("addrtype", "comment", "conntrack", "mark", "set", "tcp", "udp", "sctp");
     private static final Set<String> TARGETS = Set.of("ACCEPT", "DROP", "RETURN", "MARK", "REJECT");
     private static final List<String> BUILTIN = List.of("INPUT", "FORWARD", "OUTPUT");
     private static final Pattern TARGET = Pattern.compile("(?:^| )-[jg] (\\S+)");

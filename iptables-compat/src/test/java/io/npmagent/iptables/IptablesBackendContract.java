@@ -166,6 +166,7 @@ public abstract class IptablesBackendContract {
         IptablesBackend b = applied();
         String rules = save();
         assertThat(rules).contains("-A FORWARD -m comment --comment \"npm:forward npm-agent NetworkPolicy\" -j NPM-FORWARD");
+        assertThat(rules).contains("-A INPUT -m comment --comment \"npm:input npm-agent pods to their node\" -j NPM-INPUT");
         assertThat(rules).contains("--match-set npm-n4-").contains("--match-set npm-n6-").contains("-j DROP");
         assertThat(sets()).contains("192.168.1.0/24 nomatch").contains("add npm-c6-").contains("0.0.0.0/1").contains("10.0.0.1,tcp:8080");
 
@@ -285,12 +286,12 @@ public abstract class IptablesBackendContract {
         String rules = save();
         String ipsets = sets();
         String dropChain = rules.lines().filter(l -> l.contains("-j DROP")).findFirst().orElseThrow().split(" ")[1];
-        handEdit("-D " + dropChain + " 3", "-D FORWARD 1");
+        handEdit("-D " + dropChain + " 3", "-D FORWARD 1", "-D INPUT 1");
         handEditSets("del " + ipsets.lines().filter(l -> l.contains(",tcp:8080")).findFirst().orElseThrow().split(" ")[1]
                 + " 10.0.0.1,tcp:8080");
         assertThat(save()).isNotEqualTo(rules);
 
-        assertThat(b.reconcile()).isGreaterThanOrEqualTo(3);
+        assertThat(b.reconcile()).isGreaterThanOrEqualTo(4);
 
         assertThat(save()).isEqualTo(rules);
         assertThat(sets()).contains("10.0.0.1,tcp:8080");
@@ -306,6 +307,32 @@ public abstract class IptablesBackendContract {
 
         assertThat(b.quickReconcile()).isPositive();
         assertThat(save()).isEqualTo(rules);
+    }
+
+    @Test
+    void theQuickReconcileSeesAMissingInputJump() {
+        IptablesBackend b = applied();
+        String rules = save();
+        handEdit("-D INPUT 1");
+
+        assertThat(b.quickReconcile()).isPositive();
+        assertThat(save()).isEqualTo(rules);
+    }
+
+    @Test
+    void theJumpsAreKeptFirstAheadOfTheHostsOwnRules() {
+        IptablesBackend b = applied();
+        handEdit("-I FORWARD 1 -s 192.0.2.1/32 -j ACCEPT", "-I INPUT 1 -s 192.0.2.1/32 -j ACCEPT");
+
+        assertThat(b.quickReconcile()).as("both jumps moved back to the top, IPv4 only").isEqualTo(2);
+        for (String hook : new String[] {"FORWARD", "INPUT"}) {
+            List<String> rules = must(List.of(variant().save(Family.IPV4), "-t", "filter"), "").lines()
+                    .filter(l -> l.startsWith("-A " + hook + " ")).toList();
+            assertThat(rules).as(hook).hasSize(2);
+            assertThat(rules.get(0)).as(hook).endsWith(" -j NPM-" + hook);
+            assertThat(rules.get(1)).as(hook).contains("192.0.2.1").endsWith("-j ACCEPT");
+        }
+        assertThat(b.reconcile()).isZero();
     }
 
     @Test
@@ -393,7 +420,7 @@ public abstract class IptablesBackendContract {
                 "start", "admin " + IptablesRules.describe(TierFixtures.EVIL), "accepted", "admin adm-second", "accepted", "end of admin tier",
                 "baseline base", "baseline accept or pass: allowed");
         assertThat(comments(Family.IPV4, podChain("x/api", Direction.EGRESS))).as("api egress: NetworkPolicy isolates, Baseline never reached")
-                .containsExactly("start", "policy x/api-egress", "admitted", "drop: x/api isolated for egress");
+                .containsExactly("start", "policy x/api-egress", "admitted", "drop: x/api isolated for egress, not to its node");
         assertThat(comments(Family.IPV4, cnpChain("adm-first", Direction.INGRESS)))
                 .containsExactly("cnp adm-first ingress[0] pass", "cnp adm-first ingress[1] deny");
         assertThat(comments(Family.IPV6, cnpChain("adm-first", Direction.INGRESS))).as("an IPv4 network matches nothing in IPv6")

@@ -98,7 +98,7 @@ class IptablesBackendTest extends IptablesBackendContract {
     void untrustedTextNeverReachesARestoreInput() {
         backend().apply(new Batch(DesiredDelta.of(PolicyCompiler.compile(hostileCluster(), null))));
 
-        Pattern wellFormed = Pattern.compile("^(\\*filter|COMMIT|:NPM-[A-Z0-9-]+ - \\[0:0\\]|-A NPM-[A-Z0-9-]+ .*|-I FORWARD 1 .*|"
+        Pattern wellFormed = Pattern.compile("^(\\*filter|COMMIT|:NPM-[A-Z0-9-]+ - \\[0:0\\]|-A NPM-[A-Z0-9-]+ .*|-I (FORWARD|INPUT) 1 .*|"
                 + "create npm-.*|add npm-.*)$");
         for (TapRunner.Call call : tap.calls()) {
             String in = call.stdin();

@@ -4,6 +4,8 @@ import io.npmagent.dataplane.backend.DeltaTracker;
 import io.npmagent.iptables.model.Names;
 import io.npmagent.iptables.render.IptablesRules;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,22 +24,30 @@ import java.util.regex.Pattern;
  * one restore, which the kernel commits at once: no packet ever sees half a chain. Chains that go are
  * flushed, then deleted, after every chain that jumped to them has been rewritten. A rule's hash covers
  * its chain, position and body, so reading back needs only the comments, and iptables' own respelling
- * of a rule never looks like drift. The jump from {@code FORWARD} is kept first in FORWARD, alone.
+ * of a rule never looks like drift. The jumps from {@code FORWARD} and {@code INPUT}
+ * ({@link IptablesRules.Hook}) are each kept first in their chain, alone.
  */
 public final class ChainTable {
     private static final Pattern HASH = Pattern.compile("npm:([a-z2-7]{16})");
 
     /** The agent's chains in the kernel, each as its rules' hashes in order. */
     private final DeltaTracker<String, List<String>> actual = new DeltaTracker<>();
-    /** FORWARD rules (as printed after {@code -A FORWARD }) that jump to the agent, and whether one is first. */
-    private final List<String> forwardJumps = new ArrayList<>();
-    private boolean jumpIsFirst;
+    /** Per hook, its built-in chain's rules (as printed after {@code -A FORWARD } or {@code -A INPUT }) that jump to the agent. */
+    private final Map<IptablesRules.Hook, List<String>> hookJumps = new EnumMap<>(IptablesRules.Hook.class);
+    /** The hooks whose built-in chain has one of those first. */
+    private final Set<IptablesRules.Hook> jumpIsFirst = EnumSet.noneOf(IptablesRules.Hook.class);
+
+    public ChainTable() {
+        for (IptablesRules.Hook h : IptablesRules.Hook.values()) {
+            hookJumps.put(h, new ArrayList<>());
+        }
+    }
 
     /** A rule line as it is written: its hash and the full spec after {@code -A CHAIN }. */
     public record Line(String hash, String spec) {}
 
     /** What to send, and what it does to what is known. */
-    public record Plan(String input, DeltaTracker.Delta<String, List<String>> chains, boolean forwardFixed, int changes) {
+    public record Plan(String input, DeltaTracker.Delta<String, List<String>> chains, Set<IptablesRules.Hook> hooksFixed, int changes) {
         public boolean isEmpty() {
             return changes == 0;
         }
@@ -57,39 +67,46 @@ public final class ChainTable {
     /**
      * The restore input that writes every chain of {@code wanted} whose hashes differ from the kernel's
      * (or that the kernel lacks), deletes every chain of {@code unwanted} the kernel has, and, if
-     * {@code fixForward}, makes the FORWARD jump the first and only one.
+     * {@code fixHooks}, makes each hook's jump (FORWARD's, INPUT's) the first and only one in its chain.
      */
-    public Plan plan(Map<String, List<Line>> wanted, Set<String> unwanted, boolean fixForward) {
+    public Plan plan(Map<String, List<Line>> wanted, Set<String> unwanted, boolean fixHooks) {
         Set<String> keys = new TreeSet<>(wanted.keySet());
         keys.addAll(unwanted);
         DeltaTracker.Delta<String, List<String>> delta = actual.delta(keys,
                 chain -> wanted.containsKey(chain) ? wanted.get(chain).stream().map(Line::hash).toList() : null);
-        boolean forward = fixForward && !(jumpIsFirst && forwardJumps.size() == 1);
-        int changes = delta.size() + (forward ? 1 : 0);
+        Set<IptablesRules.Hook> fix = EnumSet.noneOf(IptablesRules.Hook.class);
+        if (fixHooks) {
+            hookJumps.forEach((h, jumps) -> {
+                if (!(jumpIsFirst.contains(h) && jumps.size() == 1)) {
+                    fix.add(h);
+                }
+            });
+        }
+        int changes = delta.size() + fix.size();
         if (changes == 0) {
-            return new Plan("", delta, false, 0);
+            return new Plan("", delta, Set.of(), 0);
         }
         Set<String> rewrite = delta.updates().keySet();
         StringBuilder in = new StringBuilder("*filter\n");
         rewrite.forEach(c -> in.append(':').append(c).append(" - [0:0]\n"));
         delta.deletions().forEach(c -> in.append(':').append(c).append(" - [0:0]\n"));
         rewrite.forEach(c -> wanted.get(c).forEach(l -> in.append("-A ").append(c).append(' ').append(l.spec()).append('\n')));
-        if (forward) {
-            forwardJumps.forEach(j -> in.append("-D FORWARD ").append(j).append('\n'));
-            in.append("-I FORWARD 1 ").append(IptablesRules.forwardJump()).append('\n');
+        for (IptablesRules.Hook h : fix) {
+            hookJumps.get(h).forEach(j -> in.append("-D ").append(h.builtin()).append(' ').append(j).append('\n'));
+            in.append("-I ").append(h.builtin()).append(" 1 ").append(h.jump()).append('\n');
         }
         delta.deletions().forEach(c -> in.append("-X ").append(c).append('\n'));
         in.append("COMMIT\n");
-        return new Plan(in.toString(), delta, forward, changes);
+        return new Plan(in.toString(), delta, Set.copyOf(fix), changes);
     }
 
     /** The restore input that removes every trace of the agent from this table. */
     public String uninstallInput() {
-        if (actual.size() == 0 && forwardJumps.isEmpty()) {
+        if (actual.size() == 0 && hookJumps.values().stream().allMatch(List::isEmpty)) {
             return "";
         }
         StringBuilder in = new StringBuilder("*filter\n");
-        forwardJumps.forEach(j -> in.append("-D FORWARD ").append(j).append('\n'));
+        hookJumps.forEach((h, jumps) -> jumps.forEach(j -> in.append("-D ").append(h.builtin()).append(' ').append(j).append('\n')));
         chains().forEach(c -> in.append(':').append(c).append(" - [0:0]\n"));
         chains().forEach(c -> in.append("-X ").append(c).append('\n'));
         in.append("COMMIT\n");
@@ -99,30 +116,32 @@ public final class ChainTable {
     /** Records that {@code plan} is in the kernel. */
     public void committed(Plan plan) {
         actual.landed(plan.chains());
-        if (plan.forwardFixed()) {
-            forwardJumps.clear();
-            forwardJumps.add(IptablesRules.forwardJump());
-            jumpIsFirst = true;
+        for (IptablesRules.Hook h : plan.hooksFixed()) {
+            hookJumps.get(h).clear();
+            hookJumps.get(h).add(h.jump());
+            jumpIsFirst.add(h);
         }
     }
 
     /** Replaces what is known with {@code iptables-save -t filter} output; only the agent's objects are kept. */
     public void load(String save) {
         Map<String, List<String>> read = new HashMap<>();
-        forwardJumps.clear();
-        jumpIsFirst = false;
-        boolean firstForward = true;
+        hookJumps.values().forEach(List::clear);
+        jumpIsFirst.clear();
+        Set<IptablesRules.Hook> seen = EnumSet.noneOf(IptablesRules.Hook.class);
         for (String line : save.split("\n")) {
+            IptablesRules.Hook hook = builtinRuleOf(line);
             if (line.startsWith(":" + Names.CHAIN_PREFIX)) {
                 read.put(line.substring(1).split("\\s+")[0], new ArrayList<>());
-            } else if (line.startsWith("-A FORWARD ")) {
-                String spec = line.substring("-A FORWARD ".length());
-                boolean ours = spec.endsWith("-j " + Names.FORWARD_CHAIN);
-                if (ours) {
-                    forwardJumps.add(spec);
-                    jumpIsFirst |= firstForward;
+            } else if (hook != null) {
+                String spec = line.substring(("-A " + hook.builtin() + " ").length());
+                if (spec.endsWith("-j " + hook.chain())) {
+                    hookJumps.get(hook).add(spec);
+                    if (!seen.contains(hook)) {
+                        jumpIsFirst.add(hook);
+                    }
                 }
-                firstForward = false;
+                seen.add(hook);
             } else if (line.startsWith("-A " + Names.CHAIN_PREFIX)) {
                 String chain = line.substring(3).split("\\s+")[0];
                 Matcher m = HASH.matcher(line);
@@ -133,12 +152,22 @@ public final class ChainTable {
         actual.replace(read);
     }
 
+    /** The hook whose built-in chain {@code line} adds a rule to ({@code -A FORWARD ...}), or null. */
+    private static IptablesRules.Hook builtinRuleOf(String line) {
+        for (IptablesRules.Hook h : IptablesRules.Hook.values()) {
+            if (line.startsWith("-A " + h.builtin() + " ")) {
+                return h;
+            }
+        }
+        return null;
+    }
+
     /**
-     * Whether {@code listed} (a table loaded from {@code iptables -S} of some chains, FORWARD among them)
-     * holds the same FORWARD jump and the same rules in {@code chains} as this one.
+     * Whether {@code listed} (a table loaded from {@code iptables -S} of some chains, FORWARD and INPUT
+     * among them) holds the same hook jumps and the same rules in {@code chains} as this one.
      */
     public boolean sameAs(ChainTable listed, Set<String> chains) {
-        if (!forwardJumps.equals(listed.forwardJumps) || jumpIsFirst != listed.jumpIsFirst) {
+        if (!hookJumps.equals(listed.hookJumps) || !jumpIsFirst.equals(listed.jumpIsFirst)) {
             return false;
         }
         for (String c : chains) {
@@ -155,6 +184,7 @@ public final class ChainTable {
     }
 
     public long rules() {
-        return actual.view().values().stream().mapToLong(List::size).sum() + forwardJumps.size();
+        return actual.view().values().stream().mapToLong(List::size).sum()
+                + hookJumps.values().stream().mapToLong(List::size).sum();
     }
 }

@@ -19,6 +19,8 @@ public final class Names {
     public static final String CHAIN_PREFIX = "NPM-";
     public static final String SET_PREFIX = "npm-";
     public static final String FORWARD_CHAIN = "NPM-FORWARD";
+    /** The chain INPUT jumps to: local pods' connections to their own node. */
+    public static final String INPUT_CHAIN = "NPM-INPUT";
     private static final char[] BASE32 = "abcdefghijklmnopqrstuvwxyz234567".toCharArray();
 
     private final Map<String, Object> owners = new HashMap<>();

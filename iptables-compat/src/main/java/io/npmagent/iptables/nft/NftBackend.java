@@ -34,9 +34,13 @@ import java.util.TreeSet;
  *       ct state established,related accept
  *       ip daddr vmap @ingress4         (local judged pod address : jump pod_in4_...)
  *       ip6 daddr vmap @ingress6
+ *   chain to_node  type filter hook input priority 1; policy accept
+ *       ct state established,related accept
+ *       ct state new,untracked fib daddr type local ip saddr vmap @egress4     (a pod to its own node:
+ *       ct state new,untracked fib daddr type local ip6 saddr vmap @egress6     judged as its egress)
  *   chain pod_in4_HASH   (one per judged pod, direction and family)
  *       jump pol_in4_HASH               (each of the pod's policies the model holds, in order)
- *       drop
+ *       drop                            (egress: fib daddr type != local drop, NetworkPolicy admits the node)
  *   chain pod_in4_HASH   (the same, for a pod that ClusterNetworkPolicies select: see NftRules)
  *       meta mark set meta mark &amp; 0xfffbffff                  (the pass bit clear)
  *       jump cnp_in4_HASH                                   (its Admin tier, in order;
@@ -69,8 +73,14 @@ import java.util.TreeSet;
  * NetworkPolicy isolates the pod ({@link NftRules}); an Admin or Baseline Accept is an {@code accept}
  * there too, and a pod with only Baseline policies that let a packet by falls back to the base chain,
  * which accepts it. A packet whose ends are not judged local pods misses both maps and falls off the
- * base chains' {@code accept} policy. Only routed traffic is judged (the forward hook), as with the
- * iptables backend.
+ * base chains' {@code accept} policy.
+ *
+ * <p><b>A pod and its own node.</b> A pod's connection to an address of its own node is delivered
+ * locally and never meets the forward hook. {@code to_node} (input hook) sends a new one to the pod's
+ * egress chain, so its ClusterNetworkPolicies judge it in tier order, while the NetworkPolicy part's
+ * {@code drop} spares the node's own addresses: NetworkPolicy always admits the pod's own node. The
+ * node's connections to its pods (kubelet's probes) leave through the output hook and are not judged;
+ * their replies are established. As with the iptables backend.
  *
  * <p><b>Writing.</b> {@link #write} has {@link NftTable} compare what may have changed with what the
  * kernel holds and writes the difference as one {@code nft -f} transaction. nft refuses a transaction
@@ -94,6 +104,7 @@ import java.util.TreeSet;
 public final class NftBackend extends NetfilterBackend {
     static final int EGRESS_PRIORITY = 1;
     static final int INGRESS_PRIORITY = 2;
+    static final int TO_NODE_PRIORITY = 1;
 
     private final CommandRunner runner;
     private final Duration timeout;
@@ -188,6 +199,7 @@ public final class NftBackend extends NetfilterBackend {
                 String chain = NftNames.baseChain(d);
                 wanted.chain(chain, baseHook(d), NftRules.lines(chain, NftRules.baseChain(d)));
             }
+            wanted.chain(NftNames.TO_NODE, toNodeHook(), NftRules.lines(NftNames.TO_NODE, NftRules.toNodeChain()));
         }
         NftTable.Plan plan = table.plan(wanted);
         if (plan.needsFullSync()) {
@@ -253,6 +265,11 @@ public final class NftBackend extends NetfilterBackend {
                 wanted.dropChain(chain);
             }
         }
+    }
+
+    /** The input hook's base chain: at the egress chain's priority, after the usual filter chains at 0. */
+    static String toNodeHook() {
+        return NftTable.hookSpec("filter", "input", Integer.toString(TO_NODE_PRIORITY), "accept");
     }
 
     static String baseHook(Direction d) {

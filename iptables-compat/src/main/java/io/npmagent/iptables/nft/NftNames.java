@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
  * because one {@code inet} table holds both.
  *
  * <ul>
- *   <li>base chains {@code egress}, {@code ingress}; verdict maps {@code egress4} … {@code ingress6};</li>
+ *   <li>base chains {@code egress}, {@code ingress} (forward hook), {@code to_node} (input hook); verdict maps
+ *       {@code egress4} … {@code ingress6};</li>
  *   <li>policy chains {@code pol_in4_<16>}, {@code pol_eg6_<16>}: hash of the policy's namespace/name;</li>
  *   <li>pod chains {@code pod_in4_<16>}, {@code pod_eg6_<16>}: hash of the pod's namespace/name;</li>
  *   <li>ClusterNetworkPolicy chains {@code cnp_in4_<16>}, {@code cnp_eg6_<16>}: hash of the policy's name
@@ -30,9 +31,12 @@ public final class NftNames {
 
     /** Any name this class makes; what read-back may spell back into a script by name. */
     private static final Pattern OURS = Pattern.compile(
-            "egress|ingress|(egress|ingress)[46]|(pol|pod|cnp)_(in|eg)[46]_[a-z2-7]{16}|[scxn][46]_[a-z2-7]{20}");
+            "egress|ingress|to_node|(egress|ingress)[46]|(pol|pod|cnp)_(in|eg)[46]_[a-z2-7]{16}|[scxn][46]_[a-z2-7]{20}");
 
     private NftNames() {}
+
+    /** The base chain on the input hook: local pods' connections to their own node, judged as their egress. */
+    public static final String TO_NODE = "to_node";
 
     /** The base chain that judges one direction. */
     public static String baseChain(Direction d) {

@@ -18,7 +18,8 @@ import java.util.Locale;
  * What each chain of the agent's table holds, as nft rule text. Pure: from the model only.
  *
  * <p>A base chain lets replies of allowed connections through, then sends each packet whose address
- * is a local judged pod's to that pod's chain through a verdict map. A pod chain jumps to each of
+ * is a local judged pod's to that pod's chain through a verdict map ({@code to_node}, on the input hook:
+ * a pod's new connections to its own node, to its egress chain; {@link #toNodeChain}). A pod chain jumps to each of
  * the pod's policy chains in turn and drops what none of them accepted. A policy chain accepts what
  * its rules admit: one rule per (peer, port) of the model ({@link NetfilterModel#rules}).
  *
@@ -66,6 +67,25 @@ public final class NftRules {
         for (Family f : Family.values()) {
             out.add(new Rule(ip(f) + " " + side + " vmap @" + NftNames.dispatchMap(new ChainId.Dispatch(d, f)),
                     what + " of local isolated pods ipv" + f.digit()));
+        }
+        return out;
+    }
+
+    /**
+     * The rules of the base chain on the input hook ({@link NftNames#TO_NODE}): a local pod's connections to
+     * its own node. Replies are accepted at once; a new connection (or an untracked packet, as the forward
+     * hook judges those too) to one of the node's own addresses goes to the pod's egress chain through the
+     * same verdict maps as {@code egress}. Anything else that reaches the node (neighbour discovery has no
+     * connection; multicast and broadcast are no address of the node's) falls off the chain's
+     * {@code accept} policy. An egress pod chain's NetworkPolicy part never drops a destination of the
+     * node's own (the pod chain's drop), so only ClusterNetworkPolicies decide here.
+     */
+    public static List<Rule> toNodeChain() {
+        List<Rule> out = new ArrayList<>();
+        out.add(new Rule("ct state established,related accept", "replies of allowed connections"));
+        for (Family f : Family.values()) {
+            out.add(new Rule("ct state new,untracked fib daddr type local " + ip(f) + " saddr vmap @"
+                    + NftNames.dispatchMap(new ChainId.Dispatch(Direction.EGRESS, f)), "local pods to their node ipv" + f.digit()));
         }
         return out;
     }
@@ -124,7 +144,10 @@ public final class NftRules {
 
     /**
      * A pod chain: its policies in order, then drop. A pod reaching itself through its Service (which
-     * kube-proxy DNATs back to it) is judged here like any other peer: its own address is the peer.
+     * kube-proxy DNATs back to it) is judged here like any other peer: its own address is the peer. For
+     * egress the drop spares a destination of the node's own: never one on the forward hook, always one
+     * from {@link #toNodeChain}, where NetworkPolicy admits the pod's own node (what falls through goes
+     * back to the base chain, which accepts). Not a rule of its own, so a pod chain costs no rule more.
      */
     static List<Rule> podChain(List<PolicyKey> policies, ChainId.PodChain p) {
         List<Rule> out = new ArrayList<>();
@@ -133,7 +156,9 @@ public final class NftRules {
             out.add(new Rule("jump " + NftNames.chain(new ChainId.PolicyChain(policy, p.direction(), p.family())),
                     "policy " + describe(policy.toString())));
         }
-        out.add(new Rule("drop", "drop: " + describe(p.pod().toString()) + " isolated for " + dir(p.direction())));
+        boolean egress = p.direction() == Direction.EGRESS;
+        out.add(new Rule((egress ? "fib daddr type != local " : "") + "drop",
+                "drop: " + describe(p.pod().toString()) + " isolated for " + dir(p.direction()) + (egress ? ", not to its node" : "")));
         return out;
     }
 

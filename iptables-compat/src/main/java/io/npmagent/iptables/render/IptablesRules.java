@@ -39,6 +39,13 @@ import java.util.Map;
  * as soon as either bit is set, and a fall-through that returns (allowed). {@code NPM-FORWARD} clears
  * both bits at its end. A pod chain without tiers is exactly the NetworkPolicy one.
  *
+ * <p><b>A pod and its own node.</b> A pod's connection to an address of its own node is delivered
+ * locally and never meets FORWARD. {@code INPUT} jumps first to {@code NPM-INPUT} ({@link #inputChain}),
+ * which sends a new one through {@code NPM-EGRESS} to the same pod chains, so the pod's
+ * ClusterNetworkPolicies judge it in tier order. NetworkPolicy always admits the node: the drop that ends
+ * an egress pod chain's NetworkPolicy part spares the node's own addresses. The node's connections to its
+ * pods (kubelet's probes) leave through OUTPUT and are not judged.
+ *
  * <p>Object text never appears: sets and chains are named by hashes, and comments hold a rule hash and
  * a description made only of plain characters ({@link #describe}).
  */
@@ -79,9 +86,57 @@ public final class IptablesRules {
                 new Rule("-j MARK --set-xmark 0x0/" + bits, "leave no mark"));
     }
 
-    /** The rule that sends FORWARD traffic to the agent, placed first in FORWARD. */
-    public static String forwardJump() {
-        return "-m comment --comment \"npm:forward npm-agent NetworkPolicy\" -j " + Names.FORWARD_CHAIN;
+    /**
+     * The fixed chain for a local pod's connections to its own node ({@code INPUT}): replies return at
+     * once; a new connection (or an untracked packet, as FORWARD judges those too) to one of the node's
+     * own addresses goes through {@code NPM-EGRESS}, the very pod chains FORWARD uses. Anything else that
+     * reaches the node (neighbour discovery has no connection; multicast and broadcast are no address of
+     * the node's) is not the agent's to judge. The NetworkPolicy part of an egress pod chain never drops a
+     * destination of the node's own (the pod chain's drop), so only a
+     * ClusterNetworkPolicy's rules decide here.
+     */
+    public List<Rule> inputChain() {
+        return List.of(
+                new Rule("-m conntrack --ctstate RELATED,ESTABLISHED -j RETURN", "replies of allowed connections"),
+                new Rule("-m conntrack --ctstate NEW,UNTRACKED -m addrtype --dst-type LOCAL -j "
+                        + Names.chain(new ChainId.Dispatch(Direction.EGRESS, Family.IPV4)), "local pods to their node"),
+                new Rule("-j MARK --set-xmark 0x0/" + bits, "leave no mark"));
+    }
+
+    /** A built-in chain the agent hooks with one jump, kept first there, to a fixed chain of its own. */
+    public enum Hook {
+        FORWARD("FORWARD", Names.FORWARD_CHAIN, "npm:forward npm-agent NetworkPolicy"),
+        INPUT("INPUT", Names.INPUT_CHAIN, "npm:input npm-agent pods to their node");
+
+        private final String builtin;
+        private final String chain;
+        private final String comment;
+
+        Hook(String builtin, String chain, String comment) {
+            this.builtin = builtin;
+            this.chain = chain;
+            this.comment = comment;
+        }
+
+        /** The built-in chain: {@code FORWARD} or {@code INPUT}. */
+        public String builtin() {
+            return builtin;
+        }
+
+        /** The agent's chain it jumps to. */
+        public String chain() {
+            return chain;
+        }
+
+        /** The jump's rule spec, as written after {@code -I <builtin> 1 }. */
+        public String jump() {
+            return "-m comment --comment \"" + comment + "\" -j " + chain;
+        }
+    }
+
+    /** The rules of one of the agent's fixed chains. */
+    public List<Rule> fixedChain(Hook hook) {
+        return hook == Hook.FORWARD ? forwardChain() : inputChain();
     }
 
     public List<Rule> rules(NetfilterModel model, ChainId chain) {
@@ -109,7 +164,9 @@ public final class IptablesRules {
     /**
      * A pod chain: its policies in order, each marking what it admits, then drop. A pod reaching itself
      * through its Service (which kube-proxy DNATs back to it) is judged here like any other peer: its
-     * own address is the peer.
+     * own address is the peer. For egress the drop spares a destination of the node's own: never one in
+     * FORWARD, always one from {@code NPM-INPUT}, where NetworkPolicy admits the pod's own node (and what
+     * falls through returns, allowed). Not a rule of its own, so a pod chain costs no rule more for it.
      */
     private List<Rule> podChain(List<PolicyKey> policies, ChainId.PodChain p) {
         List<Rule> out = new ArrayList<>();
@@ -119,8 +176,9 @@ public final class IptablesRules {
                     "policy " + describe(policy.toString())));
             out.add(new Rule("-m mark --mark " + bit + "/" + bit + " -j RETURN", "admitted"));
         }
-        out.add(new Rule("-j DROP", "drop: " + describe(p.pod().toString()) + " isolated for "
-                + p.direction().apiName().toLowerCase(Locale.ROOT)));
+        boolean egress = p.direction() == Direction.EGRESS;
+        out.add(new Rule((egress ? "-m addrtype ! --dst-type LOCAL " : "") + "-j DROP", "drop: " + describe(p.pod().toString())
+                + " isolated for " + p.direction().apiName().toLowerCase(Locale.ROOT) + (egress ? ", not to its node" : "")));
         return out;
     }
 

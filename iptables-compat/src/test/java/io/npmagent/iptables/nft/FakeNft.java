@@ -16,13 +16,17 @@ import java.util.regex.Pattern;
  * element may only name chains and sets that exist, a chain or set that is still named cannot be deleted,
  * a missing element cannot be deleted, a map key cannot be added twice with different verdicts, and a
  * base chain cannot move to another hook. A script is applied to a copy that replaces the table only if
- * every statement passed, as the kernel's transaction does. {@code nft -j list table} prints the table in
+ * every statement passed, as the kernel's transaction does. {@code nft -j list table} (and the quick
+ * reconcile's {@code list chains} and {@code list map}) prints the table in
  * nft's JSON shapes (prefixes, concatenations, map pairs). Kernel tests check the same against nft itself.
  */
 final class FakeNft implements CommandRunner {
     /** The two commands the backend runs. */
     static final List<String> LIST = List.of("nft", "-j", "list", "table", "inet", "npm_agent");
     static final List<String> APPLY = List.of("nft", "-f", "-");
+    /** The quick reconcile's listings: every chain of the family (no rules), one map of the table. */
+    static final List<String> LIST_CHAINS = List.of("nft", "-j", "list", "chains", "inet");
+    private static final List<String> LIST_MAP = List.of("nft", "-j", "list", "map", "inet", "npm_agent");
     private static final Pattern STATEMENT = Pattern.compile(
             "(add|flush|delete) (table|chain|set|map|element|rule) inet npm_agent ?(\\S*) ?(.*)");
     private static final Pattern COMMENT = Pattern.compile("^(.*) comment \"([^\"]*)\"$");
@@ -82,6 +86,15 @@ final class FakeNft implements CommandRunner {
             return table == null
                     ? new CommandResult(argv, 1, "", "Error: No such file or directory\nlist table inet npm_agent\n")
                     : new CommandResult(argv, 0, listing(), "");
+        }
+        if (argv.equals(LIST_CHAINS)) {
+            return new CommandResult(argv, 0, table == null ? listing(List.of()) : listing(chainItems()), "");
+        }
+        if (argv.size() == LIST_MAP.size() + 1 && argv.subList(0, LIST_MAP.size()).equals(LIST_MAP)) {
+            FSet map = table == null ? null : table.sets.get(argv.get(LIST_MAP.size()));
+            return map == null || !map.map()
+                    ? new CommandResult(argv, 1, "", "Error: No such file or directory\nlist map inet npm_agent\n")
+                    : new CommandResult(argv, 0, listing(List.of(TABLE_JSON, setJson(argv.get(LIST_MAP.size()), map))), "");
         }
         if (!argv.equals(APPLY)) {
             throw new AssertionError("unexpected command " + argv);
@@ -311,11 +324,30 @@ final class FakeNft implements CommandRunner {
 
     // ---- listing, in nft's JSON shapes ------------------------------------------------------------------
 
+    private static final String TABLE_JSON = "{\"table\": {\"family\": \"inet\", \"name\": \"npm_agent\", \"handle\": 1}}";
+
     String listing() {
         List<String> items = new ArrayList<>();
-        items.add("{\"metainfo\": {\"version\": \"1.0.6\", \"json_schema_version\": 1}}");
-        items.add("{\"table\": {\"family\": \"inet\", \"name\": \"npm_agent\", \"handle\": 1}}");
+        items.add(TABLE_JSON);
         table.sets.forEach((name, s) -> items.add(setJson(name, s)));
+        items.addAll(chainItems());
+        table.chains.forEach((name, c) -> c.rules().forEach(r -> items.add(
+                "{\"rule\": {\"family\": \"inet\", \"table\": \"npm_agent\", \"chain\": " + str(name) + ", \"handle\": " + r.handle()
+                        + (r.comment() == null ? "" : ", \"comment\": " + str(r.comment()))
+                        + ", \"expr\": [{\"accept\": null}]}}")));
+        return listing(items);
+    }
+
+    private static String listing(List<String> items) {
+        List<String> all = new ArrayList<>();
+        all.add("{\"metainfo\": {\"version\": \"1.0.6\", \"json_schema_version\": 1}}");
+        all.addAll(items);
+        return "{\"nftables\": [" + String.join(", ", all) + "]}";
+    }
+
+    /** The table's chains with their hooks, without rules (as {@code list chains} shows them). */
+    private List<String> chainItems() {
+        List<String> items = new ArrayList<>();
         table.chains.forEach((name, c) -> {
             StringBuilder sb = new StringBuilder("{\"chain\": {\"family\": \"inet\", \"table\": \"npm_agent\", \"name\": ")
                     .append(str(name)).append(", \"handle\": ").append(c.handle());
@@ -329,11 +361,7 @@ final class FakeNft implements CommandRunner {
             }
             items.add(sb.append("}}").toString());
         });
-        table.chains.forEach((name, c) -> c.rules().forEach(r -> items.add(
-                "{\"rule\": {\"family\": \"inet\", \"table\": \"npm_agent\", \"chain\": " + str(name) + ", \"handle\": " + r.handle()
-                        + (r.comment() == null ? "" : ", \"comment\": " + str(r.comment()))
-                        + ", \"expr\": [{\"accept\": null}]}}")));
-        return "{\"nftables\": [" + String.join(", ", items) + "]}";
+        return items;
     }
 
     private static String setJson(String name, FSet s) {

@@ -299,6 +299,21 @@ abstract class NftBackendContract {
     }
 
     @Test
+    void theInputHooksChainIsThereAndAQuickReconcileRestoresIt() {
+        applyCluster();
+        NftTable before = held();
+        assertThat(before.chainNames()).contains(NftNames.TO_NODE);
+        assertThat(comments(NftNames.TO_NODE)).containsExactly("replies of allowed connections",
+                "local pods to their node ipv4", "local pods to their node ipv6");
+        assertThat(backend.quickReconcile()).isZero();
+        nft.handEdit("flush chain inet npm_agent " + NftNames.TO_NODE + "\ndelete chain inet npm_agent " + NftNames.TO_NODE + "\n");
+
+        assertThat(backend.quickReconcile()).isPositive();
+        assertThat(held().sameAs(before)).isTrue();
+        assertThat(backend.reconcile()).isZero();
+    }
+
+    @Test
     void uninstallDeletesTheTableWhateverIsThereAndTheNextBatchRebuildsIt() {
         backend.uninstall();
         assertThat(nft.tableExists()).isFalse();
@@ -360,7 +375,7 @@ abstract class NftBackendContract {
                 .containsExactly("start", "admin " + NftRules.describe(TierFixtures.EVIL), "admin adm-second", "end of admin tier",
                         "baseline base", "baseline pass: allowed");
         assertThat(comments(podChain("x", "api", Direction.EGRESS, Family.IPV4))).as("api egress: NetworkPolicy isolates, Baseline never reached")
-                .containsExactly("start", "policy x/api-egress", "drop: x/api isolated for egress");
+                .containsExactly("start", "policy x/api-egress", "drop: x/api isolated for egress, not to its node");
         assertThat(comments(cnpChain("adm-first", Direction.INGRESS, Family.IPV4)))
                 .containsExactly("cnp adm-first ingress rule 0 pass", "cnp adm-first ingress rule 1 deny");
         assertThat(comments(cnpChain("adm-first", Direction.INGRESS, Family.IPV6))).as("an IPv4 network matches nothing in IPv6")

@@ -95,6 +95,13 @@ class NftRulesTest {
     }
 
     @Test
+    void anEgressChainDropsAllButTheNodesOwnAddresses() {
+        ChainId.PodChain pod = new ChainId.PodChain(new PodKey("x", "b"), Direction.EGRESS, Family.IPV4);
+        assertThat(NftRules.podChain(List.of(), pod))
+                .containsExactly(new NftRules.Rule("fib daddr type != local drop", "drop: x/b isolated for egress, not to its node"));
+    }
+
+    @Test
     void aPodWithTwoPoliciesTriesThemInOrderThenDrops() {
         PolicyKey other = new PolicyKey("x", "other");
         ChainId.PodChain pod = new ChainId.PodChain(new PodKey("x", "b"), Direction.EGRESS, Family.IPV6);
@@ -102,7 +109,7 @@ class NftRulesTest {
         assertThat(rules).extracting(NftRules.Rule::body).containsExactly(
                 "jump " + NftNames.chain(new ChainId.PolicyChain(WEB, Direction.EGRESS, Family.IPV6)),
                 "jump " + NftNames.chain(new ChainId.PolicyChain(other, Direction.EGRESS, Family.IPV6)),
-                "drop");
+                "fib daddr type != local drop");
         assertThat(rules.get(0).body()).startsWith("jump pol_eg6_");
     }
 
@@ -112,6 +119,14 @@ class NftRulesTest {
                 "ct state established,related accept", "ip saddr vmap @egress4", "ip6 saddr vmap @egress6");
         assertThat(NftRules.baseChain(Direction.INGRESS)).extracting(NftRules.Rule::body).containsExactly(
                 "ct state established,related accept", "ip daddr vmap @ingress4", "ip6 daddr vmap @ingress6");
+    }
+
+    @Test
+    void theInputHookSendsNewConnectionsToTheNodeToThePodsEgressChain() {
+        assertThat(NftRules.toNodeChain()).extracting(NftRules.Rule::body).containsExactly(
+                "ct state established,related accept",
+                "ct state new,untracked fib daddr type local ip saddr vmap @egress4",
+                "ct state new,untracked fib daddr type local ip6 saddr vmap @egress6");
     }
 
     @Test

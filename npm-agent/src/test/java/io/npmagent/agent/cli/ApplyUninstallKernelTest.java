@@ -42,7 +42,7 @@ class ApplyUninstallKernelTest {
         assertThat(first.exitCode()).as(first.err()).isZero();
         assertThat(first.out()).contains(backend + " holds 11 policies"); // 8 NetworkPolicies, 3 ClusterNetworkPolicies
         String rules = ns.must(save, "-t", "filter").stdout();
-        assertThat(rules).contains("-j NPM-FORWARD").contains("NPM-PI-");
+        assertThat(rules).contains("-j NPM-FORWARD").contains("-A INPUT ").contains("-j NPM-INPUT").contains("NPM-PI-");
 
         CliRun again = CliRun.of("apply", "--manifests", SHOP.toString(), "--backend", backend, "--netns", ns.name());
         assertThat(again.exitCode()).isZero();
@@ -58,7 +58,7 @@ class ApplyUninstallKernelTest {
     void theNftBackendAppliesAndUninstallsItsTable() {
         CliRun first = CliRun.of("apply", "--manifests", SHOP.toString(), "--backend", "nft", "--netns", ns.name());
         assertThat(first.exitCode()).as(first.err()).isZero();
-        assertThat(ns.must("nft", "list", "table", "inet", "npm_agent").stdout()).contains("chain ingress");
+        assertThat(ns.must("nft", "list", "table", "inet", "npm_agent").stdout()).contains("chain ingress").contains("chain to_node");
         assertThat(CliRun.of("uninstall", "--backend", "nft", "--netns", ns.name()).exitCode()).isZero();
         assertThat(ns.must("nft", "list", "tables").stdout()).doesNotContain("npm_agent");
     }
