@@ -412,21 +412,21 @@ public final class BpfBackend implements Backend {
         Set<IpAddress> node = placer.nodeAddresses();
         if (everything || !node.equals(nodeAddresses)) {
             nodeAddresses = node;
-            Map<Cidr, Integer> prefixes = new HashMap<>(r.ipcache());
+            Map<Cidr, IpcacheMap.Value> prefixes = new HashMap<>(r.ipcache());
             for (IpAddress a : node) {
-                prefixes.put(Cidr.host(a), BpfModel.HOST);
+                prefixes.put(Cidr.host(a), IpcacheMap.Value.of(BpfModel.HOST)); // in no atom: nothing but HOST decides
             }
             maps.setIpcache(prefixes);
             everything = true;
         } else {
             for (Cidr prefix : changes.ipcache()) { // the addresses that came, went or moved; the node's own stay HOST
-                Integer identity = r.ipcache().get(prefix);
+                IpcacheMap.Value peer = r.ipcache().get(prefix);
                 if (node.stream().anyMatch(a -> Cidr.host(a).equals(prefix))) {
                     continue;
-                } else if (identity == null) {
+                } else if (peer == null) {
                     maps.removeIpcache(prefix);
                 } else {
-                    maps.putIpcache(prefix, identity);
+                    maps.putIpcache(prefix, peer);
                 }
             }
         }

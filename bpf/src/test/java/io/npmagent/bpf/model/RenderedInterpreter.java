@@ -1,14 +1,16 @@
 package io.npmagent.bpf.model;
 
 import io.npmagent.bpf.maps.EndpointMap;
+import io.npmagent.bpf.maps.IpcacheMap;
 import io.npmagent.bpf.maps.PolicyMap;
 import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.model.IpAddress;
 
 /**
  * Reads rendered map contents the way tc_pod.c does, for one new connection: the endpoint of the local
- * pod at each end, the peer's identity by longest prefix, and the verdict of the longest policy entry for
- * that identity, else ANY, covering the protocol and port, else the endpoint's verdict for a miss. Written from the C code, apart from the model and the evaluator.
+ * pod at each end, the peer's class and atom by longest prefix, and the verdict of the longest policy
+ * entry for that class, else for its atom (if any), else ANY, covering the protocol and port, else the
+ * endpoint's verdict for a miss. Written from the C code, apart from the model and the evaluator.
  */
 final class RenderedInterpreter {
     private final Rendered maps;
@@ -23,7 +25,7 @@ final class RenderedInterpreter {
 
     /**
      * One program's verdict: at {@code self}'s interface, about {@code peer}: the longest entry for the
-     * peer's identity, else for ANY, else the endpoint's verdict for a miss.
+     * peer's class, else for its atom, else for ANY, else the endpoint's verdict for a miss.
      */
     boolean side(IpAddress self, IpAddress peer, int direction, int protocol, int port) {
         Rendered.Endpoint ep = maps.endpoints().values().stream().filter(e -> e.ips().contains(self)).findFirst().orElse(null);
@@ -34,8 +36,11 @@ final class RenderedInterpreter {
         if (judged == EndpointMap.Judged.OPEN) {
             return true;
         }
-        int identity = identity(peer);
-        Integer verdict = lookup(ep.id(), direction, identity, protocol, port);
+        IpcacheMap.Value identity = identity(peer);
+        Integer verdict = lookup(ep.id(), direction, identity.identity(), protocol, port);
+        if (verdict == null && identity.atom() != IpcacheMap.NO_ATOM) {
+            verdict = lookup(ep.id(), direction, identity.atom(), protocol, port);
+        }
         if (verdict == null) {
             verdict = lookup(ep.id(), direction, BpfModel.ANY, protocol, port);
         }
@@ -61,13 +66,13 @@ final class RenderedInterpreter {
         return e.anyProtocol() ? PolicyMap.ANY_PROTOCOL : PolicyMap.ONE_PROTOCOL + e.portBits();
     }
 
-    private int identity(IpAddress ip) {
+    private IpcacheMap.Value identity(IpAddress ip) {
         Cidr best = null;
         for (Cidr prefix : maps.ipcache().keySet()) {
             if (prefix.contains(ip) && (best == null || prefix.prefixLength() > best.prefixLength())) {
                 best = prefix;
             }
         }
-        return best == null ? BpfModel.WORLD : maps.ipcache().get(best);
+        return best == null ? IpcacheMap.Value.of(BpfModel.WORLD) : maps.ipcache().get(best);
     }
 }
