@@ -40,6 +40,8 @@
 #define NPM_IDENTITY_POD_CLASS_BASE 0x20000000
 /* Allocated peer classes from here on are ipBlock atoms: addresses that are no pod (BpfModel). */
 #define NPM_IDENTITY_ATOM_BASE 0x40000000
+/* An ipcache value's atom for an address in no atom, or whose class is the atom itself. */
+#define NPM_ATOM_NONE 0
 
 #ifndef IPPROTO_ICMPV6
 #define IPPROTO_ICMPV6 58

@@ -4,9 +4,10 @@
  * rule names is keyed by NPM_IDENTITY_ANY. Each entry carries the final verdict of the pod's whole walk
  * for what it covers (ClusterNetworkPolicy Admin tier, NetworkPolicy, Baseline tier, default), which the
  * agent computes: the order of tiers, policies and rules (priority) lives in the agent alone, never
- * here. The peer's identity is looked up first, then ANY; where neither hits, the endpoint says what a
- * miss gets (endpoint.h). A pod that only NetworkPolicies judge has only ALLOW entries and denies a
- * miss, as before tiers. */
+ * here. The peer's class is looked up first, then its atom (peers.h; an address in an ipBlock atom
+ * that only the atom's rules name needs no entry of its own), then ANY; where none hits, the endpoint
+ * says what a miss gets (endpoint.h). A pod that only NetworkPolicies judge has only ALLOW entries and
+ * denies a miss, as before tiers. */
 #ifndef NPM_POLICY_H
 #define NPM_POLICY_H
 
@@ -58,12 +59,15 @@ static __always_inline struct npm_policy_value *npm_policy_entry(__u8 version, _
     return bpf_map_lookup_elem(&npm_policy, &key);
 }
 
-/* Whether the pod's entries allow the peer (its identity, else ANY) for the packet's protocol and
- * port; a miss gets the endpoint's judgement of the direction (NPM_JUDGED_MISS_ALLOWED or not). */
+/* Whether the pod's entries allow the peer (its class, else its atom unless NPM_ATOM_NONE, else ANY)
+ * for the packet's protocol and port; a miss gets the endpoint's judgement of the direction
+ * (NPM_JUDGED_MISS_ALLOWED or not). */
 static __always_inline int npm_admitted(__u8 version, __u8 direction, __u32 endpoint, __u32 identity,
-                                        const struct npm_packet *p, __u8 judged)
+                                        __u32 atom, const struct npm_packet *p, __u8 judged)
 {
     struct npm_policy_value *v = npm_policy_entry(version, direction, endpoint, identity, p);
+    if (!v && atom != NPM_ATOM_NONE)
+        v = npm_policy_entry(version, direction, endpoint, atom, p);
     if (!v)
         v = npm_policy_entry(version, direction, endpoint, NPM_IDENTITY_ANY, p);
     if (!v)

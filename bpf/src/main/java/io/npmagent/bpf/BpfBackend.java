@@ -426,19 +426,19 @@ public final class BpfBackend implements Backend {
         Map<Cidr, Integer> node = r.node();
         if (everything || !node.equals(nodeIdentities)) {
             nodeIdentities = node;
-            Map<Cidr, Integer> prefixes = new HashMap<>(r.ipcache());
-            prefixes.putAll(node);
+            Map<Cidr, IpcacheMap.Value> prefixes = new HashMap<>(r.ipcache());
+            node.forEach((prefix, identity) -> prefixes.put(prefix, IpcacheMap.Value.of(identity))); // no atom: the node's own entries decide
             maps.setIpcache(prefixes);
             everything = true;
         } else {
             for (Cidr prefix : changes.ipcache()) { // the addresses that came, went or moved; the node's own stay the node's
-                Integer identity = r.ipcache().get(prefix);
+                IpcacheMap.Value peer = r.ipcache().get(prefix);
                 if (node.containsKey(prefix)) {
                     continue;
-                } else if (identity == null) {
+                } else if (peer == null) {
                     maps.removeIpcache(prefix);
                 } else {
-                    maps.putIpcache(prefix, identity);
+                    maps.putIpcache(prefix, peer);
                 }
             }
         }

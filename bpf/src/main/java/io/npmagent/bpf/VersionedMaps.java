@@ -48,7 +48,7 @@ final class VersionedMaps {
     private final Map<Integer, EndpointMap.Value> wantEndpoints = new HashMap<>();
     /** Placed local pods' addresses to their interfaces (the forward hook's way to a pod on a bridge). */
     private final Map<IpAddress, Integer> wantLocal = new HashMap<>();
-    private final Map<Cidr, Integer> wantIpcache = new HashMap<>();
+    private final Map<Cidr, IpcacheMap.Value> wantIpcache = new HashMap<>();
     /** Each policy entry wanted, with its verdict. */
     private Map<PolicyEntry, Integer> wantPolicy = Map.of();
 
@@ -59,7 +59,7 @@ final class VersionedMaps {
     private static final class Copy {
         final DeltaTracker<Integer, EndpointMap.Value> endpoints = new DeltaTracker<>();
         final DeltaTracker<IpAddress, Integer> local = new DeltaTracker<>();
-        final DeltaTracker<Cidr, Integer> ipcache = new DeltaTracker<>();
+        final DeltaTracker<Cidr, IpcacheMap.Value> ipcache = new DeltaTracker<>();
         /** Entry to its value: its verdict ({@code PolicyMap.ALLOW} or {@code DENY}). */
         final DeltaTracker<PolicyEntry, Integer> policy = new DeltaTracker<>();
 
@@ -104,8 +104,8 @@ final class VersionedMaps {
         journal(c -> c.local, address);
     }
 
-    void putIpcache(Cidr prefix, int identity) {
-        wantIpcache.put(prefix, identity);
+    void putIpcache(Cidr prefix, IpcacheMap.Value peer) {
+        wantIpcache.put(prefix, peer);
         journal(c -> c.ipcache, prefix);
     }
 
@@ -115,7 +115,7 @@ final class VersionedMaps {
     }
 
     /** The whole ipcache: every key of every copy is compared at the next commit. */
-    void setIpcache(Map<Cidr, Integer> prefixes) {
+    void setIpcache(Map<Cidr, IpcacheMap.Value> prefixes) {
         wantIpcache.clear();
         wantIpcache.putAll(prefixes);
         everything();
@@ -187,7 +187,7 @@ final class VersionedMaps {
     void readBack() {
         List<Map<Integer, EndpointMap.Value>> endpointsRead = List.of(new HashMap<>(), new HashMap<>());
         List<Map<IpAddress, Integer>> localRead = List.of(new HashMap<>(), new HashMap<>());
-        List<Map<Cidr, Integer>> ipcacheRead = List.of(new HashMap<>(), new HashMap<>());
+        List<Map<Cidr, IpcacheMap.Value>> ipcacheRead = List.of(new HashMap<>(), new HashMap<>());
         List<Map<PolicyEntry, Integer>> policyRead = List.of(new HashMap<>(), new HashMap<>());
         byte[] s = state.lookup(StateMap.key());
         active = s == null ? 0 : StateMap.version(s) & 1;
@@ -201,7 +201,7 @@ final class VersionedMaps {
         }
         for (byte[][] kv : ipcache.entries()) {
             IpcacheMap.Key k = IpcacheMap.Key.decode(kv[0]);
-            ipcacheRead.get(k.version() & 1).put(k.prefix(), IpcacheMap.identity(kv[1]));
+            ipcacheRead.get(k.version() & 1).put(k.prefix(), IpcacheMap.Value.decode(kv[1]));
         }
         for (byte[][] kv : policy.entries()) {
             PolicyMap.Key k = PolicyMap.Key.decode(kv[0]);
@@ -221,7 +221,7 @@ final class VersionedMaps {
         Copy c = copies[v];
         int changed = 0;
         changed += sync(ipcache, c.ipcache, c.ipcache.pendingDelta(wantIpcache.keySet(), wantIpcache::get),
-                k -> new IpcacheMap.Key(v, k).encode(), IpcacheMap::value);
+                k -> new IpcacheMap.Key(v, k).encode(), IpcacheMap.Value::encode);
         changed += sync(policy, c.policy, c.policy.pendingDelta(wantPolicy.keySet(), wantPolicy::get),
                 e -> e.key(v).encode(), PolicyMap::value);
         changed += sync(endpoints, c.endpoints, c.endpoints.pendingDelta(wantEndpoints.keySet(), wantEndpoints::get),

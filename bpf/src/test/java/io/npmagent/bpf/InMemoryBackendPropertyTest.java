@@ -205,11 +205,11 @@ class InMemoryBackendPropertyTest {
                     loc.put(k.address(), podOf.get(LocalAddressMap.ifindex(kv[1])));
                 }
             }
-            Map<Cidr, Integer> ipc = new HashMap<>();
+            Map<Cidr, IpcacheMap.Value> ipc = new HashMap<>();
             for (byte[][] kv : ipcache.contents()) {
                 IpcacheMap.Key k = IpcacheMap.Key.decode(kv[0]);
                 if (k.version() == version) {
-                    ipc.put(k.prefix(), IpcacheMap.identity(kv[1]));
+                    ipc.put(k.prefix(), IpcacheMap.Value.decode(kv[1]));
                 }
             }
             Map<PolicyEntry, Integer> pol = new HashMap<>();
@@ -238,8 +238,8 @@ class InMemoryBackendPropertyTest {
                         ep.bandwidth().egressBitsPerSecond()));
                 ep.ips().forEach(ip -> loc.put(ip, pod));
             });
-            Map<Cidr, Integer> ipc = new HashMap<>(r.ipcache());
-            ipc.putAll(r.node());
+            Map<Cidr, IpcacheMap.Value> ipc = new HashMap<>(r.ipcache());
+            r.node().forEach((prefix, identity) -> ipc.put(prefix, IpcacheMap.Value.of(identity)));
             return named(eps, loc, ipc, r.policy(), podOfEndpoint);
         }
 
@@ -248,12 +248,18 @@ class InMemoryBackendPropertyTest {
          * for, so two models' renders of one cluster compare equal; entries of a class no address maps to
          * are left out (no packet reads them).
          */
-        private static Map<String, Object> named(Map<PodKey, List<Object>> eps, Map<IpAddress, PodKey> loc, Map<Cidr, Integer> ipc,
-                Map<PolicyEntry, Integer> pol, Map<Integer, PodKey> podOfEndpoint) {
+        private static Map<String, Object> named(Map<PodKey, List<Object>> eps, Map<IpAddress, PodKey> loc,
+                Map<Cidr, IpcacheMap.Value> ipc, Map<PolicyEntry, Integer> pol, Map<Integer, PodKey> podOfEndpoint) {
+            // a class by the prefixes that map to it; an atom by those that map to it or fall back to it
             Map<Integer, Set<String>> prefixesOf = new HashMap<>();
-            ipc.forEach((prefix, id) -> prefixesOf.computeIfAbsent(id, k -> new TreeSet<>()).add(prefix.toString()));
+            ipc.forEach((prefix, v) -> {
+                prefixesOf.computeIfAbsent(v.identity(), k -> new TreeSet<>()).add(prefix.toString());
+                if (v.atom() != IpcacheMap.NO_ATOM) {
+                    prefixesOf.computeIfAbsent(v.atom(), k -> new TreeSet<>()).add(prefix.toString());
+                }
+            });
             Map<Cidr, Object> ipcNamed = new HashMap<>();
-            ipc.forEach((prefix, id) -> ipcNamed.put(prefix, identity(id, prefixesOf)));
+            ipc.forEach((prefix, v) -> ipcNamed.put(prefix, List.of(identity(v.identity(), prefixesOf), identity(v.atom(), prefixesOf))));
             Set<List<Object>> polNamed = new HashSet<>();
             for (Map.Entry<PolicyEntry, Integer> entry : pol.entrySet()) {
                 PolicyEntry e = entry.getKey();

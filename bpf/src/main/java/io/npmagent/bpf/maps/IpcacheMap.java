@@ -5,15 +5,17 @@ import io.npmagent.dataplane.model.IpAddress;
 import java.nio.ByteBuffer;
 
 /**
- * {@code npm_ipcache} (peers.h): longest-prefix match from an address to its peer identity, per copy
- * of the state. The trie's prefix length counts the 32 bits of version, family and padding, which
- * always match whole, then the address bits.
+ * {@code npm_ipcache} (peers.h): longest-prefix match from an address to its peer class and the atom the
+ * policy lookup falls back to, per copy of the state. The trie's prefix length counts the 32 bits of
+ * version, family and padding, which always match whole, then the address bits.
  */
 public final class IpcacheMap {
     public static final String NAME = "npm_ipcache";
     public static final int MAX_ENTRIES = 262144;
     public static final int KEY_SIZE = 24;
-    public static final int VALUE_SIZE = 4;
+    public static final int VALUE_SIZE = 8;
+    /** {@code NPM_ATOM_NONE}: a value's atom for an address in no atom, or whose class is the atom itself. */
+    public static final int NO_ATOM = 0;
 
     private IpcacheMap() {}
 
@@ -43,11 +45,28 @@ public final class IpcacheMap {
         }
     }
 
-    public static byte[] value(int identity) {
-        return Bytes.writer(VALUE_SIZE).putInt(identity).array();
-    }
+    /**
+     * struct npm_ipcache_value: the peer class ({@code identity}) and the atom looked up where the class has
+     * no policy entry ({@link #NO_ATOM}: none).
+     */
+    public record Value(int identity, int atom) {
+        /** A value with no atom to fall back to: an atom prefix's own, an address in no atom, the node's. */
+        public static Value of(int identity) {
+            return new Value(identity, NO_ATOM);
+        }
 
-    public static int identity(byte[] value) {
-        return Bytes.reader(value, VALUE_SIZE).getInt();
+        public byte[] encode() {
+            return Bytes.writer(VALUE_SIZE).putInt(identity).putInt(atom).array();
+        }
+
+        public static Value decode(byte[] bytes) {
+            ByteBuffer b = Bytes.reader(bytes, VALUE_SIZE);
+            return new Value(b.getInt(), b.getInt());
+        }
+
+        @Override
+        public String toString() {
+            return atom == NO_ATOM ? Integer.toHexString(identity) : Integer.toHexString(identity) + " in " + Integer.toHexString(atom);
+        }
     }
 }

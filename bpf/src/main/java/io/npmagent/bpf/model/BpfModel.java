@@ -1,6 +1,7 @@
 package io.npmagent.bpf.model;
 
 import io.npmagent.bpf.maps.EndpointMap.Judged;
+import io.npmagent.bpf.maps.IpcacheMap;
 import io.npmagent.bpf.maps.PolicyMap;
 import io.npmagent.dataplane.desired.CompiledClusterPolicy;
 import io.npmagent.dataplane.desired.CompiledClusterRule;
@@ -44,21 +45,29 @@ import java.util.function.BiConsumer;
  * admit exactly the pods they should, even when an ipBlock covers some of one identity's pods and not
  * the others. A class with no atom is the pod identity's own number; others get numbers from
  * 0x20000000 (pod classes) and 0x40000000 (atoms, for addresses that are no pod), kept while used.
+ * A pod address's ipcache value carries its atom's number too ({@link IpcacheMap.Value}; none for a
+ * class with no atom, and for an atom prefix's own entry): the programs look up the class, then, where
+ * it has no entry, the atom, then ANY. So a pod class needs entries only where it differs from its atom,
+ * and an ipBlock holding many pods costs entries per atom, not per pod.
  *
  * <p><b>Policy entries.</b> Per local pod and direction its policies isolate, the union of its rules:
- * each admitted peer class (or ANY for a rule without peers) times each port (an any-protocol entry
- * for a rule without ports; a range as aligned prefixes; a named port resolved on the destination:
- * the pod itself for ingress, each peer class's identity for egress). An ipBlock admits the atoms
- * inside it and outside every except (every except is itself an atom, so atoms never straddle one).
+ * each admitted peer (or ANY for a rule without peers) times each port (an any-protocol entry for a
+ * rule without ports; a range as aligned prefixes; a named port resolved on the destination: the pod
+ * itself for ingress, each peer class's identity for egress). A selector admits its members' classes;
+ * an ipBlock the atoms inside it and outside every except (every except is itself an atom, so atoms
+ * never straddle one), which cover the pod classes in them through the fallback, but for an egress
+ * named port, which lists each pod class in them serving the name.
  *
  * <p><b>ClusterNetworkPolicy tiers: verdicts, priority in Java.</b> A pod that a ClusterNetworkPolicy
  * selects (a non-empty {@link LocalPod#tiers()}) is <i>walked</i>: per direction a tier list has a say
  * in, the whole walk (Admin list in order, the pod's NetworkPolicies if they isolate it, Baseline list,
- * allow; {@link TierWalk}) is computed here for each peer class a rule names and for a peer no rule names
- * (ANY), as a verdict per protocol and port, and written as entries whose value is that verdict (allow or
- * deny). The endpoint's miss verdict for the direction is ANY's for protocols without ports; ANY's
- * entries are where it differs from that; a class's entries are where its walk differs from ANY's
- * (the programs look up the class, then ANY, then take the miss verdict). So tiers, priority and rule
+ * allow; {@link TierWalk}) is computed here for a peer no rule names (ANY), for each atom inside a rule's
+ * ipBlock, and for each pod class whose walk may differ from its atom's (a selector of the walk holds its
+ * identity, or an egress rule names a port it serves), as a verdict per protocol and port, and written as
+ * entries whose value is that verdict (allow or deny). The endpoint's miss verdict for the direction is
+ * ANY's for protocols without ports; ANY's entries are where it differs from that; an atom's entries are
+ * where its walk differs from ANY's; a pod class's where its walk differs from its atom's (from ANY's for
+ * a class in no atom). Any other pod class walks as its atom does and gets nothing. So tiers, priority and rule
  * order live only here, in the order a walk is computed: a priority edit (a new order in the pod's
  * lists) or a rule edit renders new verdicts, which land with the batch's flip like any entry. A
  * direction no tier list has a say in renders as below, and a pod no ClusterNetworkPolicy selects
@@ -73,7 +82,8 @@ import java.util.function.BiConsumer;
  * <p><b>Cost follows the change.</b> A delta costs what depends on it, not the cluster: an address
  * that came, went or moved changes its own ipcache entry; a peer class that came or went, or an
  * identity joining or leaving a selector set, adds or removes just that class's entries in the rules
- * that admit it (each pod's entries are counted by the rules that make them, so an entry another rule
+ * that make entries for it: selectors holding its identity and egress named ports; never an ipBlock
+ * alone (each pod's entries are counted by the rules that make them, so an entry another rule
  * still makes stays). A policy or pod row that changed, a set that came or went, and any identity
  * change for pods whose policies name ports redo those pods whole. Only a change of the atoms
  * themselves (an ipBlock or except prefix that was not there, or is no longer) redoes everything,
@@ -127,7 +137,7 @@ public final class BpfModel {
     private boolean renderAll = true;
     private final Set<PodKey> dirtyPods = new HashSet<>();
     private List<Cidr> atoms = List.of();
-    private Map<Cidr, Integer> ipcache = new LinkedHashMap<>();
+    private Map<Cidr, IpcacheMap.Value> ipcache = new LinkedHashMap<>();
     private Map<IdentityId, Set<Integer>> classesOf = new HashMap<>();
     private Map<Integer, IdentityId> identityOfClass = new HashMap<>();
     private Map<Cidr, Set<Integer>> podClassesInAtom = new HashMap<>();
@@ -280,7 +290,7 @@ public final class BpfModel {
     private void classify(IpAddress ip, IdentityId id) {
         Cidr atom = atomOf(ip, atoms);
         int cls = atom == null ? id.value() : classIds.computeIfAbsent(List.of(id, atom), k -> nextClass++);
-        ipcache.put(Cidr.host(ip), cls);
+        ipcache.put(Cidr.host(ip), new IpcacheMap.Value(cls, atom == null ? IpcacheMap.NO_ATOM : atomId(atom)));
         dirtyIpcache.add(Cidr.host(ip));
         if (addressesInClass.merge(cls, 1, Integer::sum) == 1) {
             classesOf.computeIfAbsent(id, k -> new HashSet<>()).add(cls);
@@ -300,14 +310,15 @@ public final class BpfModel {
      */
     private void unclassify(IpAddress ip) {
         Cidr host = Cidr.host(ip);
-        Integer cls = ipcache.get(host);
-        if (cls == null || cls >= ATOM_BASE) {
+        IpcacheMap.Value was = ipcache.get(host);
+        if (was == null || was.identity() >= ATOM_BASE) {
             return;
         }
+        int cls = was.identity();
         ipcache.remove(host);
         dirtyIpcache.add(host);
         if (atomIds.containsKey(host)) {
-            ipcache.put(host, atomIds.get(host));
+            ipcache.put(host, IpcacheMap.Value.of(atomIds.get(host)));
         }
         if (addressesInClass.merge(cls, -1, Integer::sum) > 0) {
             return;
@@ -327,20 +338,14 @@ public final class BpfModel {
 
     /**
      * Counts a class that came (after it joined the indexes) or is going (before it leaves them) in or
-     * out of the entries of the pods whose rules may admit it: those of policies with a selector peer
-     * {@code id} is in, with an ipBlock peer holding the atom, or with a named port (an egress named
-     * port to any peer lists every class).
+     * out of the entries of the pods whose rules may make entries for it: those of policies with a
+     * selector peer {@code id} is in, or with a named port (an egress named port lists every class that
+     * serves it, to any peer or inside an ipBlock). An ipBlock peer alone makes none: the class falls back
+     * to its atom's entries, so pods that only an ipBlock ties to the class are not looked at.
      */
     private void classCameOrWent(IdentityId id, int cls, Cidr atom, int delta) {
         Set<PodKey> users = new HashSet<>();
         setsOfIdentity.getOrDefault(id, Set.of()).forEach(set -> podsUsing(set, users));
-        if (atom != null) {
-            for (PeerSetKey k : sets.keySet()) {
-                if (k instanceof PeerSetKey.CidrPeers c && c.cidr().contains(atom)) {
-                    podsUsing(k, users);
-                }
-            }
-        }
         namedPortPolicies.forEach(pk -> users.addAll(podsByPolicy.getOrDefault(pk, Set.of())));
         namedPortClusterPolicies.forEach(name -> users.addAll(podsByClusterPolicy.getOrDefault(name, Set.of())));
         countClass(users, id, cls, atom, delta); // walked pods among them are redone whole
@@ -473,7 +478,7 @@ public final class BpfModel {
         atomOfClass = new HashMap<>();
         Set<List<Object>> usedClasses = new HashSet<>();
         for (Cidr a : atoms) {
-            ipcache.put(a, atomId(a));
+            ipcache.put(a, IpcacheMap.Value.of(atomId(a)));
         }
         addresses.forEach((ip, id) -> {
             Cidr atom = atomOf(ip, atoms);
@@ -487,7 +492,7 @@ public final class BpfModel {
                 podClassesInAtom.computeIfAbsent(atom, k -> new HashSet<>()).add(cls);
                 atomOfClass.put(cls, atom);
             }
-            ipcache.put(Cidr.host(ip), cls);
+            ipcache.put(Cidr.host(ip), new IpcacheMap.Value(cls, atom == null ? IpcacheMap.NO_ATOM : atomId(atom)));
             classesOf.computeIfAbsent(id, k -> new HashSet<>()).add(cls);
             identityOfClass.put(cls, id);
             addressesInClass.merge(cls, 1, Integer::sum);
@@ -545,8 +550,10 @@ public final class BpfModel {
 
     /**
      * A pod a ClusterNetworkPolicy selects, whole: per direction a tier list has a say in, the walk's
-     * verdicts for ANY and for every peer class a rule of the walk may match (each class's entries where
-     * they differ from ANY's); per other direction, the allow entries of its NetworkPolicies as for any pod.
+     * verdicts for ANY, for the atoms inside its rules' ipBlocks (entries where they differ from ANY's)
+     * and for the pod classes whose walk may differ from their atom's (entries where they differ from
+     * the atom's, or from ANY's for a class in no atom or in an atom no rule names); per other direction,
+     * the allow entries of its NetworkPolicies as for any pod.
      */
     private Set<PolicyEntry> renderWalked(PodKey key, LocalPod pod, int endpoint, Set<PolicyEntry> touched) {
         Map<PolicyEntry, Integer> now = new HashMap<>();
@@ -561,15 +568,22 @@ public final class BpfModel {
                 ofPolicies.forEach(e -> now.put(e, PolicyMap.ALLOW));
                 continue;
             }
-            Map<Integer, Cidr> atomOfNumber = new HashMap<>();
-            atomIds.forEach((atom, number) -> atomOfNumber.put(number, atom));
             TierWalk.Verdicts any = walk(pod, d, null, null, null).verdicts();
             judged[dir] = any.other() == PolicyMap.ALLOW ? Judged.MISS_ALLOWED : Judged.MISS_DENIED;
             any.entries(endpoint, dir, ANY, TierWalk.Verdicts.constant(any.other()), now);
-            for (int cls : walkedClasses(pod, d)) {
-                IdentityId id = identityOfClass.get(cls);
-                Cidr atom = id != null ? atomOfClass.get(cls) : atomOfNumber.get(cls);
-                walk(pod, d, id, atom, cls).verdicts().entries(endpoint, dir, cls, any, now);
+            Walked walked = walked(pod, d);
+            Map<Cidr, TierWalk.Verdicts> ofAtom = new HashMap<>();
+            for (Cidr atom : walked.atoms()) {
+                int number = atomId(atom);
+                TierWalk.Verdicts verdicts = walk(pod, d, null, atom, number).verdicts();
+                ofAtom.put(atom, verdicts);
+                verdicts.entries(endpoint, dir, number, any, now);
+            }
+            for (int cls : walked.classes()) {
+                Cidr atom = atomOfClass.get(cls);
+                // what the lookup gives the class without entries of its own: its atom's, else ANY's
+                TierWalk.Verdicts fallback = atom == null ? any : ofAtom.getOrDefault(atom, any);
+                walk(pod, d, identityOfClass.get(cls), atom, cls).verdicts().entries(endpoint, dir, cls, fallback, now);
             }
             if (d == Direction.EGRESS) {
                 // The node's own addresses: admitted where no entry says otherwise (no ANY, no miss verdict).
@@ -586,35 +600,50 @@ public final class BpfModel {
         return touched;
     }
 
+    /** The peers a pod's walk in one direction is computed for, besides ANY. */
+    private record Walked(Set<Cidr> atoms, Set<Integer> classes) {}
+
     /**
-     * The peer classes a rule of a pod's walk in {@code d} may match by peer: those of its selector sets'
-     * members, the atoms inside its ipBlocks (outside their excepts) and the pod classes in them; every
-     * class if an egress rule names a port (resolved on each peer). Any other class walks as ANY does.
+     * The peers whose walk in {@code d} may differ from ANY's: the atoms inside the walk's ipBlocks
+     * (outside their excepts); and the pod classes whose walk may differ from their atom's: those of its
+     * selector sets' members and, where an egress rule names a port (resolved on the peer), those whose
+     * identity serves one of the names. Any other pod class matches exactly the rules its atom matches
+     * (an ipBlock peer depends on the address alone), with the same ports: it walks as its atom does, so
+     * it needs no entries and is never looked at here (an ipBlock may hold 100,000 of them).
      */
-    private Set<Integer> walkedClasses(LocalPod pod, Direction d) {
-        Set<Integer> out = new HashSet<>();
-        boolean[] named = {false};
+    private Walked walked(LocalPod pod, Direction d) {
+        Set<Cidr> inside = new HashSet<>();
+        Set<Integer> classes = new HashSet<>();
+        Set<PortMatch.NamedPort> named = new HashSet<>();
         forEachWalkedRule(pod, d, (peers, ports) -> {
             for (PeerSetKey k : peers) {
                 if (k instanceof PeerSetKey.SelectorPeers) {
                     for (IdentityId id : sets.getOrDefault(k, Set.of())) {
-                        out.addAll(classesOf.getOrDefault(id, Set.of()));
+                        classes.addAll(classesOf.getOrDefault(id, Set.of()));
                     }
                 } else if (k instanceof PeerSetKey.CidrPeers c) {
                     for (Cidr a : atoms) {
                         if (c.cidr().contains(a) && c.except().stream().noneMatch(e -> e.contains(a))) {
-                            out.add(atomId(a));
-                            out.addAll(podClassesInAtom.getOrDefault(a, Set.of()));
+                            inside.add(a);
                         }
                     }
                 }
             }
-            named[0] |= ports.stream().anyMatch(m -> m instanceof PortMatch.NamedPort);
+            ports.forEach(m -> {
+                if (m instanceof PortMatch.NamedPort n) {
+                    named.add(n);
+                }
+            });
         });
-        if (named[0] && d == Direction.EGRESS) {
-            out.addAll(identityOfClass.keySet());
+        if (!named.isEmpty() && d == Direction.EGRESS) {
+            classesOf.forEach((id, ofIdentity) -> {
+                Identity identity = identities.get(id);
+                if (identity != null && named.stream().anyMatch(identity.namedPorts()::containsKey)) {
+                    classes.addAll(ofIdentity);
+                }
+            });
         }
-        return out;
+        return new Walked(inside, classes);
     }
 
     /** The peers and ports of every rule a pod's walk in {@code d} may try. */
@@ -786,14 +815,28 @@ public final class BpfModel {
             }
             return;
         }
-        if (admits(rule, id, atom)) {
+        if (makesClassEntries(rule, d, id, atom)) {
             portEntries(rule, d, endpoint, pod, cls, out);
         }
     }
 
-    /** Whether a peer of {@code rule} (which has peers) admits the class of {@code id} in {@code atom}. */
-    private boolean admits(CompiledRule rule, IdentityId id, Cidr atom) {
-        return admits(rule.peers(), id, atom);
+    /**
+     * Whether {@code rule} (which has peers) makes entries of its own for the class of {@code id} in
+     * {@code atom}: a selector peer holds {@code id}, or an ipBlock peer holds the atom and the rule names
+     * a port resolved on the peer (egress), which the atom's entries cannot carry. A class only an ipBlock
+     * admits otherwise falls back to its atom's entries (all allow: the lookup's fallback adds, never takes).
+     */
+    private boolean makesClassEntries(CompiledRule rule, Direction d, IdentityId id, Cidr atom) {
+        for (PeerSetKey k : rule.peers()) {
+            if (k instanceof PeerSetKey.SelectorPeers && sets.getOrDefault(k, Set.of()).contains(id)) {
+                return true;
+            }
+        }
+        return d == Direction.EGRESS && namesAPort(rule) && admits(rule.peers(), null, atom);
+    }
+
+    private static boolean namesAPort(CompiledRule rule) {
+        return rule.ports().stream().anyMatch(m -> m instanceof PortMatch.NamedPort);
     }
 
     /** Whether one of {@code peers} holds the class of {@code id} (null: no pod) in {@code atom} (null: none). */
@@ -811,14 +854,14 @@ public final class BpfModel {
 
     /**
      * One rule of one pod and one class of an identity whose membership in a set the rule names is
-     * about to change: whether the rule admitted the class before; {@link #recount} after the change
-     * counts the rule's entries for the class in or out if that changed (another peer of the rule may
-     * still admit it).
+     * about to change: whether the rule made entries for the class before; {@link #recount} after the
+     * change counts the rule's entries for the class in or out if that changed (another peer of the rule
+     * may still make them).
      */
     private record Admission(PodKey pod, int endpoint, LocalPod row, Direction direction, CompiledRule rule, IdentityId id, int cls,
             boolean before) {
         void recount(BpfModel m) {
-            boolean after = m.admits(rule, id, m.atomOfClass.get(cls));
+            boolean after = m.makesClassEntries(rule, direction, id, m.atomOfClass.get(cls));
             if (after == before) {
                 return;
             }
@@ -846,7 +889,7 @@ public final class BpfModel {
             forEachHeldRule(pod, (d, rule) -> {
                 if (rule.peers().contains(set)) {
                     for (int cls : classes) {
-                        out.add(new Admission(key, endpoint, pod, d, rule, id, cls, admits(rule, id, atomOfClass.get(cls))));
+                        out.add(new Admission(key, endpoint, pod, d, rule, id, cls, makesClassEntries(rule, d, id, atomOfClass.get(cls))));
                     }
                 }
             });
@@ -867,10 +910,14 @@ public final class BpfModel {
                         peers.addAll(classesOf.getOrDefault(id, Set.of()));
                     }
                 } else if (k instanceof PeerSetKey.CidrPeers c) {
+                    // the atom's entries cover its pod classes, but for a port resolved on each of them
+                    boolean perPod = d == Direction.EGRESS && namesAPort(rule);
                     for (Cidr a : atoms) {
                         if (c.cidr().contains(a) && c.except().stream().noneMatch(e -> e.contains(a))) {
                             peers.add(atomId(a));
-                            peers.addAll(podClassesInAtom.getOrDefault(a, Set.of()));
+                            if (perPod) {
+                                peers.addAll(podClassesInAtom.getOrDefault(a, Set.of()));
+                            }
                         }
                     }
                 }

@@ -1,6 +1,7 @@
 package io.npmagent.bpf.model;
 
 import io.npmagent.bpf.maps.EndpointMap.Judged;
+import io.npmagent.bpf.maps.IpcacheMap;
 import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.bandwidth.BandwidthLimits;
 import io.npmagent.dataplane.model.IpAddress;
@@ -11,11 +12,13 @@ import java.util.Set;
 
 /**
  * The maps' contents as the desired state wants them, in no copy of the state in particular:
- * the ipcache (prefix to peer identity) and over it the node's own addresses (each to HOST or its atom's
- * node identity, whatever else holds it), the local endpoints (by pod: id, addresses, how each direction
- * is judged), and the policy entries with their verdicts ({@code PolicyMap.ALLOW} or {@code DENY}).
+ * the ipcache (prefix to peer class and the atom a policy lookup falls back to) and over it the node's own
+ * addresses (each to HOST or its atom's node identity, whatever else holds it), the local endpoints (by pod:
+ * id, addresses, how each direction is judged), and the policy entries with their verdicts
+ * ({@code PolicyMap.ALLOW} or {@code DENY}).
  */
-public record Rendered(Map<Cidr, Integer> ipcache, Map<Cidr, Integer> node, Map<PodKey, Endpoint> endpoints, Map<PolicyEntry, Integer> policy, Changes changes) {
+public record Rendered(Map<Cidr, IpcacheMap.Value> ipcache, Map<Cidr, Integer> node, Map<PodKey, Endpoint> endpoints,
+                       Map<PolicyEntry, Integer> policy, Changes changes) {
 
     /**
      * A local pod as the programs see it once its interface is known: per direction whether it is judged
@@ -31,7 +34,7 @@ public record Rendered(Map<Cidr, Integer> ipcache, Map<Cidr, Integer> node, Map<
     /**
      * What differs from the render before: everything ({@code all}), or the endpoints of {@code pods},
      * the policy entries in {@code policy} (each one gone, new or with another verdict) and the ipcache prefixes in
-     * {@code ipcache} (each one gone, new or mapped to another identity).
+     * {@code ipcache} (each one gone, new or mapped to another class or atom).
      */
     public record Changes(boolean all, Set<PodKey> pods, Set<PolicyEntry> policy, Set<Cidr> ipcache) {
         public static final Changes ALL = new Changes(true, Set.of(), Set.of(), Set.of());

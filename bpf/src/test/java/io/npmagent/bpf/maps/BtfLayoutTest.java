@@ -45,6 +45,7 @@ class BtfLayoutTest {
             "npm_bw_stats", BandwidthStatsMap.VALUE_SIZE);
     private static final Map<String, Map<String, Integer>> OFFSETS = Map.ofEntries(
             Map.entry("npm_ipcache_key", offsets("prefixlen", 0, "version", 4, "family", 5, "addr", 8)),
+            Map.entry("npm_ipcache_value", offsets("identity", 0, "atom", 4)),
             Map.entry("npm_policy_key", offsets("prefixlen", 0, "version", 4, "direction", 5, "endpoint", 8, "identity", 12,
                     "protocol", 16, "port", 18)),
             Map.entry("npm_endpoint_key", offsets("ifindex", 0, "version", 4)),

@@ -80,7 +80,10 @@ class MapLayoutTest {
         IpcacheMap.Key v6 = new IpcacheMap.Key(0, Cidr.host(IpAddress.parse("fd00::1")));
         assertThat(hex(v6.encode())).isEqualTo("a0000000" + "00" + "06" + "0000" + "fd00" + "0000".repeat(6) + "0001");
         assertThat(IpcacheMap.Key.decode(v6.encode())).isEqualTo(v6);
-        assertThat(hex(IpcacheMap.value(256))).isEqualTo("00010000");
+        IpcacheMap.Value inAtom = new IpcacheMap.Value(0x20000001, 0x40000002);
+        assertThat(hex(inAtom.encode())).isEqualTo("01000020" + "02000040");
+        assertThat(IpcacheMap.Value.decode(inAtom.encode())).isEqualTo(inAtom);
+        assertThat(hex(IpcacheMap.Value.of(256).encode())).as("no atom: NPM_ATOM_NONE").isEqualTo("00010000" + "00000000");
     }
 
     @Test

@@ -38,7 +38,7 @@ class IncrementalRenderPropertyTest {
         return ClusterEventsForTests.event().list().ofMinSize(4).ofMaxSize(40);
     }
 
-    private record Maps(Map<Cidr, Integer> ipcache, Map<PodKey, Rendered.Endpoint> endpoints, Map<PolicyEntry, Integer> policy) {
+    private record Maps(Map<Cidr, io.npmagent.bpf.maps.IpcacheMap.Value> ipcache, Map<PodKey, Rendered.Endpoint> endpoints, Map<PolicyEntry, Integer> policy) {
         static Maps of(Rendered r) {
             return new Maps(new HashMap<>(r.ipcache()), new HashMap<>(r.endpoints()), new HashMap<>(r.policy()));
         }

@@ -1,15 +1,17 @@
 package io.npmagent.bpf.model;
 
 import io.npmagent.bpf.maps.EndpointMap;
+import io.npmagent.bpf.maps.IpcacheMap;
 import io.npmagent.bpf.maps.PolicyMap;
 import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.model.IpAddress;
 
 /**
  * Reads rendered map contents the way tc_pod.c does, for one new connection: the endpoint of the local
- * pod at each end, the peer's identity by longest prefix, and the verdict of the longest policy entry for
- * that identity, else ANY, covering the protocol and port, else the endpoint's verdict for a miss; for
- * the node's own addresses, their own entries alone, admitted where none covers the packet. Written from the C code, apart from the model and the evaluator.
+ * pod at each end, the peer's class and atom by longest prefix, and the verdict of the longest policy
+ * entry for that class, else for its atom (if any), else ANY, covering the protocol and port, else the
+ * endpoint's verdict for a miss; for the node's own addresses, their own entries alone, admitted where
+ * none covers the packet. Written from the C code, apart from the model and the evaluator.
  */
 final class RenderedInterpreter {
     private final Rendered maps;
@@ -24,7 +26,7 @@ final class RenderedInterpreter {
 
     /**
      * One program's verdict: at {@code self}'s interface, about {@code peer}: the longest entry for the
-     * peer's identity, else for ANY, else the endpoint's verdict for a miss.
+     * peer's class, else for its atom, else for ANY, else the endpoint's verdict for a miss.
      */
     boolean side(IpAddress self, IpAddress peer, int direction, int protocol, int port) {
         Rendered.Endpoint ep = maps.endpoints().values().stream().filter(e -> e.ips().contains(self)).findFirst().orElse(null);
@@ -35,13 +37,16 @@ final class RenderedInterpreter {
         if (judged == EndpointMap.Judged.OPEN) {
             return true;
         }
-        int identity = identity(peer);
-        if (identity == BpfModel.HOST || (identity >= BpfModel.NODE_BASE && identity < 0x20000000)) {
+        IpcacheMap.Value identity = identity(peer);
+        if (identity.identity() == BpfModel.HOST || (identity.identity() >= BpfModel.NODE_BASE && identity.identity() < 0x20000000)) {
             // the node: its own entries only, admitted where none covers the packet
-            Integer own = lookup(ep.id(), direction, identity, protocol, port);
+            Integer own = lookup(ep.id(), direction, identity.identity(), protocol, port);
             return own == null || own == PolicyMap.ALLOW;
         }
-        Integer verdict = lookup(ep.id(), direction, identity, protocol, port);
+        Integer verdict = lookup(ep.id(), direction, identity.identity(), protocol, port);
+        if (verdict == null && identity.atom() != IpcacheMap.NO_ATOM) {
+            verdict = lookup(ep.id(), direction, identity.atom(), protocol, port);
+        }
         if (verdict == null) {
             verdict = lookup(ep.id(), direction, BpfModel.ANY, protocol, port);
         }
@@ -67,10 +72,10 @@ final class RenderedInterpreter {
         return e.anyProtocol() ? PolicyMap.ANY_PROTOCOL : PolicyMap.ONE_PROTOCOL + e.portBits();
     }
 
-    private int identity(IpAddress ip) {
+    private IpcacheMap.Value identity(IpAddress ip) {
         Integer node = maps.node().get(Cidr.host(ip));
         if (node != null) {
-            return node; // written over whatever else holds the address
+            return IpcacheMap.Value.of(node); // written over whatever else holds the address
         }
         Cidr best = null;
         for (Cidr prefix : maps.ipcache().keySet()) {
@@ -78,6 +83,6 @@ final class RenderedInterpreter {
                 best = prefix;
             }
         }
-        return best == null ? BpfModel.WORLD : maps.ipcache().get(best);
+        return best == null ? IpcacheMap.Value.of(BpfModel.WORLD) : maps.ipcache().get(best);
     }
 }

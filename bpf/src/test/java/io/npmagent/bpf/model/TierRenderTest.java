@@ -173,20 +173,24 @@ class TierRenderTest {
         assertThat(allowed(r, C, B, Protocol.TCP, 8050)).as("by the network").isTrue();
         assertThat(allowed(r, IpAddress.parse("10.9.9.9"), B, Protocol.TCP, 8100)).as("an address that is no pod, by its atom").isTrue();
         assertThat(allowed(r, IpAddress.parse("192.168.0.1"), B, Protocol.TCP, 8100)).as("outside the network: the world").isFalse();
-        int classOfA = r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(A));
-        int atom = r.ipcache().get(io.npmagent.dataplane.model.Cidr.parse("10.0.0.0/8"));
-        assertThat(r.policy()).as("8000-8100 as four aligned prefixes for the atom and each class in it")
+        int classOfA = r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(A)).identity();
+        int atom = r.ipcache().get(io.npmagent.dataplane.model.Cidr.parse("10.0.0.0/8")).identity();
+        assertThat(r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(A)).atom()).as("A's class falls back to its atom").isEqualTo(atom);
+        assertThat(r.policy()).as("8000-8100 as four aligned prefixes for the atom, which the classes in it fall back to")
                 .containsEntry(new PolicyEntry(1, 0, atom, false, 6, 8000, 10), PolicyMap.ALLOW)
                 .containsEntry(new PolicyEntry(1, 0, atom, false, 6, 8064, 11), PolicyMap.ALLOW)
                 .containsEntry(new PolicyEntry(1, 0, atom, false, 6, 8096, 14), PolicyMap.ALLOW)
                 .containsEntry(new PolicyEntry(1, 0, atom, false, 6, 8100, 16), PolicyMap.ALLOW)
-                .containsEntry(new PolicyEntry(1, 0, classOfA, false, 6, 8100, 16), PolicyMap.ALLOW);
+                .doesNotContainKey(new PolicyEntry(1, 0, classOfA, false, 6, 8100, 16));
+        int classOfC = r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(C)).identity();
+        assertThat(r.policy().keySet()).as("c: no selector names it, so it walks as its atom does: no entries")
+                .noneMatch(e -> e.identity() == classOfC);
         assertThat(r.policy()).as("A on TCP 80: denied as ANY is (the NetworkPolicy's allow never reached), so no entry")
                 .doesNotContainKey(new PolicyEntry(1, 0, classOfA, false, 6, 80, 16));
         assertThat(r.policy().values()).as("here every entry allows: ANY's verdict is the miss's").containsOnly(PolicyMap.ALLOW);
         r = render(admin("deny-a", "accept-all"), false, denyA, acceptAll);
         assertThat(r.policy()).as("not isolated: a miss allows, so A's Deny is an entry")
-                .containsEntry(new PolicyEntry(1, 0, r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(A)), false, 6, 80, 16),
+                .containsEntry(new PolicyEntry(1, 0, r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(A)).identity(), false, 6, 80, 16),
                         PolicyMap.DENY);
     }
 
@@ -230,5 +234,73 @@ class TierRenderTest {
         assertThat(allowed(r, B, D, Protocol.TCP, 80)).isTrue();
         assertThat(allowed(r, B, A, Protocol.TCP, 8080)).as("a serves no http").isTrue();
         assertThat(allowed(r, B, IpAddress.parse("192.168.0.1"), Protocol.TCP, 8080)).as("no pod: no named port").isTrue();
+    }
+
+    /**
+     * #38: an egress Deny to a network holding many pods costs entries per atom, not per pod. The pods of
+     * identities no selector names walk as their atom does, so they get no entries and coming into the
+     * network touches none; a pod a selector names still gets its own verdict where it differs.
+     */
+    @Test
+    void aNetworkPeerCostsEntriesPerAtomNotPerPod() {
+        CompiledClusterPolicy denyNet = egress("deny-net",
+                rule(RuleAction.ACCEPT, List.of(SET_A), PortMatch.PortRange.single(Protocol.TCP, 1500)),
+                rule(RuleAction.DENY, List.of(cidr("10.0.0.0/16")), new PortMatch.PortRange(Protocol.TCP, 1000, 2000)));
+        BpfModel few = new BpfModel();
+        DesiredState fewPods = network(5, denyNet);
+        few.apply(DesiredDelta.of(fewPods));
+        int entries = few.render().policy().size();
+
+        DesiredState manyPods = network(500, denyNet);
+        few.apply(StateDiff.between(fewPods, manyPods));
+        Rendered grown = few.render();
+        assertThat(grown.changes().policy()).as("495 pods came into the network: no entry changed").isEmpty();
+        assertThat(grown.policy()).hasSize(entries);
+
+        BpfModel many = new BpfModel();
+        many.apply(DesiredDelta.of(manyPods));
+        Rendered r = many.render();
+        assertThat(r.policy()).as("500 pods in the network cost what 5 do (class numbers depend on history)").hasSize(entries);
+        int classOfA = r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(A)).identity();
+        int atom = r.ipcache().get(io.npmagent.dataplane.model.Cidr.parse("10.0.0.0/16")).identity();
+        assertThat(r.policy().keySet()).as("entries for ANY, the atom and a's class alone")
+                .allMatch(e -> e.identity() == BpfModel.ANY || e.identity() == atom || e.identity() == classOfA)
+                .anyMatch(e -> e.identity() == classOfA);
+
+        assertThat(allowed(r, B, A, Protocol.TCP, 1500)).as("a: accepted by its selector before the network's Deny").isTrue();
+        assertThat(allowed(r, B, A, Protocol.TCP, 1600)).as("a: denied by the network").isFalse();
+        assertThat(allowed(r, B, A, Protocol.TCP, 80)).isTrue();
+        for (IpAddress other : List.of(member(0), member(250), member(499))) {
+            assertThat(allowed(r, B, other, Protocol.TCP, 1500)).as("%s: by its atom", other).isFalse();
+            assertThat(allowed(r, B, other, Protocol.TCP, 2000)).isFalse();
+            assertThat(allowed(r, B, other, Protocol.TCP, 2001)).isTrue();
+            assertThat(allowed(r, B, other, Protocol.UDP, 1500)).isTrue();
+        }
+        assertThat(allowed(r, B, IpAddress.parse("10.0.200.1"), Protocol.TCP, 1500)).as("no pod, in the network").isFalse();
+        assertThat(allowed(r, B, IpAddress.parse("192.168.0.1"), Protocol.TCP, 1500)).as("outside the network").isTrue();
+    }
+
+    private static IpAddress member(int i) {
+        return IpAddress.parse("10.0." + (1 + i / 250) + "." + (1 + i % 250));
+    }
+
+    /** b (egress walked by {@code policy}), a (in set A) and {@code n} pods of identities of their own, no selector names. */
+    private static DesiredState network(int n, CompiledClusterPolicy policy) {
+        TreeMap<IdentityId, io.npmagent.dataplane.desired.Identity> ids = new TreeMap<>();
+        TreeMap<IpAddress, IdentityId> addresses = new TreeMap<>();
+        ids.put(id(0), identity(0, Map.of()));
+        ids.put(id(1), identity(1, Map.of()));
+        addresses.put(A, id(0));
+        addresses.put(B, id(1));
+        for (int i = 0; i < n; i++) {
+            ids.put(id(100 + i), identity(100 + i, Map.of()));
+            addresses.put(member(i), id(100 + i));
+        }
+        TreeMap<PeerSetKey, SortedSet<IdentityId>> sets = new TreeMap<>();
+        sets.put(SET_A, new TreeSet<>(List.of(id(0))));
+        policy.peerSets().forEach(k -> sets.putIfAbsent(k, new TreeSet<>()));
+        LocalPod b = TierStates.pod(1, id(1), List.of(), List.of(), new TierPolicies(List.of(), List.of(policy.name()), List.of(), List.of()));
+        return new DesiredState(ids, addresses, sets, new TreeMap<>(), new TreeMap<>(Map.of(policy.name(), policy)),
+                new TreeMap<>(Map.of(b.key(), b)));
     }
 }
