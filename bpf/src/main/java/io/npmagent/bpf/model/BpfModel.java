@@ -579,11 +579,17 @@ public final class BpfModel {
                 ofAtom.put(atom, verdicts);
                 verdicts.entries(endpoint, dir, number, any, now);
             }
+            // A class's walk depends on its identity and, through ipBlock and networks peers alone, on its atom:
+            // where the walk's rules have none, the classes of one identity in every atom walk alike, once.
+            boolean byAddress = hasAddressPeers(pod, d);
+            Map<Peer, TierWalk.Verdicts> ofPeer = new HashMap<>();
             for (int cls : walked.classes()) {
+                IdentityId id = identityOfClass.get(cls);
                 Cidr atom = atomOfClass.get(cls);
                 // what the lookup gives the class without entries of its own: its atom's, else ANY's
                 TierWalk.Verdicts fallback = atom == null ? any : ofAtom.getOrDefault(atom, any);
-                walk(pod, d, identityOfClass.get(cls), atom, cls).verdicts().entries(endpoint, dir, cls, fallback, now);
+                ofPeer.computeIfAbsent(new Peer(id, byAddress ? atom : null), k -> walk(pod, d, id, atom, cls).verdicts())
+                        .entries(endpoint, dir, cls, fallback, now);
             }
             if (d == Direction.EGRESS) {
                 // The node's own addresses: admitted where no entry says otherwise (no ANY, no miss verdict).
@@ -598,6 +604,16 @@ public final class BpfModel {
         entries.putAll(now);
         touched.addAll(now.keySet());
         return touched;
+    }
+
+    /** What a class's walk depends on: its identity and (null where no rule names addresses) its atom. */
+    private record Peer(IdentityId id, Cidr atom) {}
+
+    /** Whether a rule of the pod's walk in {@code d} has an ipBlock or networks peer. */
+    private boolean hasAddressPeers(LocalPod pod, Direction d) {
+        boolean[] found = {false};
+        forEachWalkedRule(pod, d, (peers, ports) -> found[0] |= peers.stream().anyMatch(k -> k instanceof PeerSetKey.CidrPeers));
+        return found[0];
     }
 
     /** The peers a pod's walk in one direction is computed for, besides ANY. */
