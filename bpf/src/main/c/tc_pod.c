@@ -3,9 +3,9 @@
  * and the egress program that tells their TCP to slow down before the rate limit drops (backpressure.h). A packet's verdict
  * is decided in npm_verdict(): replies and established flows pass, and so do ICMP errors about them
  * (ct.h); otherwise, if the direction is judged for the pod (endpoint.h: NetworkPolicy isolates it or a
- * ClusterNetworkPolicy selects it), the pod's policy entries for the peer's class (peers.h), else its
- * ipBlock atom, else ANY, else the endpoint's verdict for a miss, decide (policy.h) in the copy of the state packets read now
- * (state.h); what they deny is dropped and counted (drop.h). The node itself is admitted unless a
+ * ClusterNetworkPolicy selects it), npm_admitted() (policy.h) decides on the peer's class, atom and ANY
+ * (peers.h): the pod's Admin tier table, its NetworkPolicy entries where they isolate it, its Baseline
+ * table, in the copy of the state packets read now (state.h); what they deny is dropped and counted (drop.h). The node itself is admitted unless a
  * ClusterNetworkPolicy egress rule holding its address denies it (NetworkPolicy never cuts a pod from its
  * node); a pod reaching itself through its Service is a peer like any other. Egress to an address that is no pod
  * is judged in npm_forward() instead, after kube-proxy's DNAT; new connections through a Service to a
@@ -30,17 +30,6 @@
 static __always_inline int npm_after_dnat(__u32 identity)
 {
     return identity == NPM_IDENTITY_WORLD || (identity >= NPM_IDENTITY_ATOM_BASE && identity != NPM_IDENTITY_ANY);
-}
-
-/* The one rule for a peer, at tc and at the forward hook: the node unless the pod's entries for it deny
- * (ClusterNetworkPolicy egress rules holding its address); else the verdict of the pod's entries for the
- * peer's class, its atom or ANY, or the endpoint's for a miss, in the copy of the state packets read now. */
-static __always_inline int npm_peer_admitted(__u8 version, __u8 direction, const struct npm_endpoint *ep, __u32 identity,
-                                             __u32 atom, const struct npm_packet *p)
-{
-    if (npm_is_node(identity))
-        return npm_node_admitted(version, direction, ep->id, identity, p);
-    return npm_admitted(version, direction, ep->id, identity, atom, p, ep->judged[direction & 1]);
 }
 
 /* *endpoint is set when the packet is a local pod's. */
@@ -69,7 +58,7 @@ static __always_inline int npm_verdict(struct __sk_buff *skb, __u8 direction, st
             npm_defer(skb, &p); /* judged by npm_forward(), which remembers what it admits */
             return NPM_PASS;
         }
-        if (!npm_peer_admitted(version, direction, ep, id.identity, id.atom, &p))
+        if (!npm_admitted(version, direction, ep, id.identity, id.atom, &p))
             return npm_drop(endpoint, direction, skb);
     }
     npm_ct_create(endpoint, direction, &p);
@@ -114,7 +103,7 @@ static __always_inline int npm_forward_egress(struct bpf_nf_ctx *ctx, __u8 versi
         return NPM_NF_DROP;
     if (ep->judged[NPM_EGRESS]) {
         struct npm_peer peer = npm_identity(version, now->family, now->daddr);
-        if (!npm_peer_admitted(version, NPM_EGRESS, ep, peer.identity, peer.atom, now)) {
+        if (!npm_admitted(version, NPM_EGRESS, ep, peer.identity, peer.atom, now)) {
             npm_count_drop(ep->id, NPM_EGRESS, ctx->skb->len);
             return NPM_NF_DROP;
         }
@@ -140,7 +129,7 @@ static __always_inline int npm_forward_ingress(struct bpf_nf_ctx *ctx, __u8 vers
     if (!ep || !ep->judged[NPM_INGRESS] || !npm_translated(sent, now))
         return NPM_NF_ACCEPT;
     struct npm_peer peer = npm_identity(version, now->family, now->saddr);
-    if (!npm_peer_admitted(version, NPM_INGRESS, ep, peer.identity, peer.atom, now)) {
+    if (!npm_admitted(version, NPM_INGRESS, ep, peer.identity, peer.atom, now)) {
         npm_count_drop(ep->id, NPM_INGRESS, ctx->skb->len);
         return NPM_NF_DROP;
     }

@@ -17,8 +17,13 @@ struct npm_endpoint_key {
 
 /* npm_endpoint.judged, by direction. 0 and 1 are what an agent before tiers wrote (isolated or not). */
 #define NPM_JUDGED_OPEN 0          /* nothing judges the direction: everything passes */
-#define NPM_JUDGED_MISS_DENIED 1   /* judged; a peer and port no policy entry covers is dropped */
-#define NPM_JUDGED_MISS_ALLOWED 2  /* judged (a ClusterNetworkPolicy has a say); a miss passes */
+#define NPM_JUDGED_MISS_DENIED 1   /* NetworkPolicy isolates the pod: what Admin hands on and its entries miss is dropped */
+#define NPM_JUDGED_MISS_ALLOWED 2  /* only ClusterNetworkPolicy tiers judge: what no tier decides passes */
+
+/* npm_endpoint.tiers[direction]: the policy map tables of the pod side's ClusterNetworkPolicy tier
+ * lists (policy.h), shared by the pods whose lists are the same; 0: no list. */
+#define NPM_TIER_ADMIN 0
+#define NPM_TIER_BASELINE 1
 
 struct npm_endpoint {
     __u32 id;
@@ -26,6 +31,7 @@ struct npm_endpoint {
     __u8 pad[2];
     __u64 rate[2];    /* bits per second by direction, 0: no limit (bandwidth.h) */
     char congestion[NPM_TCP_CA_NAME_MAX]; /* NUL-terminated; empty: the namespace's default (congestion.h) */
+    __u32 tiers[2][2]; /* by direction, then NPM_TIER_ADMIN, NPM_TIER_BASELINE: table numbers, 0: none */
 };
 
 struct {

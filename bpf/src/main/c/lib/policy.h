@@ -1,13 +1,16 @@
-/* What each local pod decides about a new connection: a longest-prefix-match trie keyed by endpoint,
- * direction, peer identity, protocol and port, the port range of a rule split into masked prefixes. An
- * entry whose prefix stops before the protocol covers every protocol (a rule without ports). A peer no
- * rule names is keyed by NPM_IDENTITY_ANY. Each entry carries the final verdict of the pod's whole walk
- * for what it covers (ClusterNetworkPolicy Admin tier, NetworkPolicy, Baseline tier, default), which the
- * agent computes: the order of tiers, policies and rules (priority) lives in the agent alone, never
- * here. The peer's class is looked up first, then its atom (peers.h; an address in an ipBlock atom
- * that only the atom's rules name needs no entry of its own), then ANY; where none hits, the endpoint
- * says what a miss gets (endpoint.h). A pod that only NetworkPolicies judge has only ALLOW entries and
- * denies a miss, as before tiers. */
+/* What a new connection's peer gets: a longest-prefix-match trie keyed by owner, direction, peer
+ * identity, protocol and port, the port range of a rule split into masked prefixes. An entry whose prefix
+ * stops before the protocol covers every protocol (a rule without ports). A peer no rule names is keyed
+ * by NPM_IDENTITY_ANY. Owners are of two kinds:
+ *  - a local pod's endpoint id: what its NetworkPolicies admit (ALLOW entries only);
+ *  - a ClusterNetworkPolicy tier table (endpoint.h, npm_endpoint.tiers): one Admin or Baseline list of
+ *    policies in priority order, shared by every pod side that walks the same list; each entry carries the
+ *    tier's verdict for what it covers (ALLOW, DENY, or NEXT: a Pass rule, on to the next part), which
+ *    the agent computes: the order of policies and rules (priority) lives in the agent alone, never here.
+ * npm_admitted() walks them: Admin; then, where NetworkPolicy isolates the pod, its entries decide; else
+ * Baseline; then allow. In each lookup the peer's class is tried first, then its atom (peers.h; an address
+ * in an ipBlock atom that only the atom's rules name needs no entry of its own), then ANY; where none hits,
+ * the tier hands on and NetworkPolicy denies. */
 #ifndef NPM_POLICY_H
 #define NPM_POLICY_H
 
@@ -27,12 +30,13 @@ struct npm_policy_key {
 };
 
 /* npm_policy_value.verdict. An agent before tiers wrote 1 (admitted) in every entry. Anything else
- * denies (fail closed). */
+ * denies (fail closed); NEXT only in a tier table's entries. */
 #define NPM_VERDICT_ALLOW 1
 #define NPM_VERDICT_DENY 2
+#define NPM_VERDICT_NEXT 3
 
 struct npm_policy_value {
-    __u32 verdict; /* NPM_VERDICT_ALLOW or NPM_VERDICT_DENY */
+    __u32 verdict; /* NPM_VERDICT_* */
 };
 
 struct {
@@ -59,20 +63,25 @@ static __always_inline struct npm_policy_value *npm_policy_entry(__u8 version, _
     return bpf_map_lookup_elem(&npm_policy, &key);
 }
 
-/* Whether the pod's entries allow the peer (its class, else its atom unless NPM_ATOM_NONE, else ANY)
- * for the packet's protocol and port; a miss gets the endpoint's judgement of the direction
- * (NPM_JUDGED_MISS_ALLOWED or not). */
-static __always_inline int npm_admitted(__u8 version, __u8 direction, __u32 endpoint, __u32 identity,
-                                        __u32 atom, const struct npm_packet *p, __u8 judged)
+/* The verdict of an owner's entries for the peer: its class, else its atom unless NPM_ATOM_NONE, else
+ * ANY unless only the class's own entries count (the node's addresses); 0 where none covers the packet. */
+static __always_inline __u32 npm_lookup(__u8 version, __u8 direction, __u32 owner, __u32 identity, __u32 atom, int any,
+                                        const struct npm_packet *p)
 {
-    struct npm_policy_value *v = npm_policy_entry(version, direction, endpoint, identity, p);
+    struct npm_policy_value *v = npm_policy_entry(version, direction, owner, identity, p);
     if (!v && atom != NPM_ATOM_NONE)
-        v = npm_policy_entry(version, direction, endpoint, atom, p);
-    if (!v)
-        v = npm_policy_entry(version, direction, endpoint, NPM_IDENTITY_ANY, p);
-    if (!v)
-        return judged == NPM_JUDGED_MISS_ALLOWED;
-    return v->verdict == NPM_VERDICT_ALLOW;
+        v = npm_policy_entry(version, direction, owner, atom, p);
+    if (!v && any)
+        v = npm_policy_entry(version, direction, owner, NPM_IDENTITY_ANY, p);
+    return v ? v->verdict : 0;
+}
+
+/* A tier's verdict: its table's entry, or NEXT (no table, or none covers the packet). */
+static __always_inline __u32 npm_tier(__u8 version, __u8 direction, __u32 table, __u32 identity, __u32 atom, int any,
+                                      const struct npm_packet *p)
+{
+    __u32 v = table ? npm_lookup(version, direction, table, identity, atom, any, p) : 0;
+    return v ? v : NPM_VERDICT_NEXT;
 }
 
 /* Whether the node itself is one of its addresses' identities (HOST, or a node identity per atom). */
@@ -81,14 +90,25 @@ static __always_inline int npm_is_node(__u32 identity)
     return identity == NPM_IDENTITY_HOST || (identity >= NPM_IDENTITY_NODE_BASE && identity < NPM_IDENTITY_POD_CLASS_BASE);
 }
 
-/* Whether the pod's entries admit its own node (an identity npm_is_node() holds): NetworkPolicy always
- * does, so only the identity's own entries, which ClusterNetworkPolicy rules holding the node's address
- * make, can deny it; no ANY entry and no miss verdict concern the node. */
-static __always_inline int npm_node_admitted(__u8 version, __u8 direction, __u32 endpoint, __u32 identity,
-                                             const struct npm_packet *p)
+/* Whether the pod side admits the peer: the Admin table; then, where NetworkPolicy isolates the pod, its
+ * entries (a miss drops); else the Baseline table; then allow. A tier's value other than ALLOW or NEXT
+ * denies. The node's own addresses: NetworkPolicy always admits them (kubelet's probes, node-local
+ * services), and only a tier's entries for the node identity itself count (ClusterNetworkPolicy egress
+ * rules whose networks hold the node's address); HOST, in no such prefix, is admitted. */
+static __always_inline int npm_admitted(__u8 version, __u8 direction, const struct npm_endpoint *ep, __u32 identity, __u32 atom,
+                                        const struct npm_packet *p)
 {
-    struct npm_policy_value *v = npm_policy_entry(version, direction, endpoint, identity, p);
-    return !v || v->verdict == NPM_VERDICT_ALLOW;
+    if (identity == NPM_IDENTITY_HOST)
+        return 1;
+    int node = npm_is_node(identity);
+    const __u32 *tiers = ep->tiers[direction & 1];
+    __u32 v = npm_tier(version, direction, tiers[NPM_TIER_ADMIN], identity, atom, !node, p);
+    if (v != NPM_VERDICT_NEXT)
+        return v == NPM_VERDICT_ALLOW;
+    if (ep->judged[direction & 1] != NPM_JUDGED_MISS_ALLOWED) /* isolated by NetworkPolicy */
+        return node || npm_lookup(version, direction, ep->id, identity, atom, 1, p) == NPM_VERDICT_ALLOW;
+    v = npm_tier(version, direction, tiers[NPM_TIER_BASELINE], identity, atom, !node, p);
+    return v == NPM_VERDICT_NEXT || v == NPM_VERDICT_ALLOW;
 }
 
 #endif

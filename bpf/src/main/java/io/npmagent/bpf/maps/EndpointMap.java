@@ -8,7 +8,7 @@ public final class EndpointMap {
     public static final String NAME = "npm_endpoints";
     public static final int MAX_ENTRIES = 4096;
     public static final int KEY_SIZE = 8;
-    public static final int VALUE_SIZE = 40;
+    public static final int VALUE_SIZE = 56;
     /** TCP_CA_NAME_MAX: a congestion control's name with its NUL. */
     public static final int CONGESTION_SIZE = 16;
 
@@ -39,9 +39,9 @@ public final class EndpointMap {
     public enum Judged {
         /** Nothing judges the direction: everything passes. */
         OPEN,
-        /** Judged; a miss is dropped (NetworkPolicy isolation, or a walk that denies a peer no rule names). */
+        /** Judged; NetworkPolicy isolates the pod: what the Admin tier hands on and its entries do not admit is dropped. */
         MISS_DENIED,
-        /** Judged; a miss passes (a ClusterNetworkPolicy has a say, and a peer no rule names is allowed). */
+        /** Judged by ClusterNetworkPolicy tiers alone (NetworkPolicy does not isolate): what no tier decides passes. */
         MISS_ALLOWED;
 
         public static Judged of(boolean isolated) {
@@ -54,12 +54,39 @@ public final class EndpointMap {
     }
 
     /**
-     * struct npm_endpoint: the endpoint id, by direction (0 ingress, 1 egress) whether it is judged and
-     * what a miss gets there, its rate limits in bits per second (0: none) and the congestion control
-     * its TCP connections get (null: the default; an ASCII name of at most 15 characters, NUL-padded).
+     * npm_endpoint.tiers: per direction, the policy map tables of the ClusterNetworkPolicy tier lists the
+     * pod's side walks, Admin and Baseline (0: no list). A table's entries are keyed by its number where an
+     * endpoint's are keyed by the endpoint's id; pods whose lists are the same share one.
      */
-    public record Value(int id, Judged ingress, Judged egress, long ingressRate, long egressRate, String congestion) {
+    public record Tiers(int ingressAdmin, int ingressBaseline, int egressAdmin, int egressBaseline) {
+        public static final Tiers NONE = new Tiers(0, 0, 0, 0);
+
+        public int admin(int direction) {
+            return direction == 0 ? ingressAdmin : egressAdmin;
+        }
+
+        public int baseline(int direction) {
+            return direction == 0 ? ingressBaseline : egressBaseline;
+        }
+
+        @Override
+        public String toString() {
+            return "tiers ingress " + Integer.toUnsignedString(ingressAdmin) + "/" + Integer.toUnsignedString(ingressBaseline)
+                    + " egress " + Integer.toUnsignedString(egressAdmin) + "/" + Integer.toUnsignedString(egressBaseline);
+        }
+    }
+
+    /**
+     * struct npm_endpoint: the endpoint id, by direction (0 ingress, 1 egress) whether it is judged and
+     * what a miss gets there, its rate limits in bits per second (0: none), the congestion control
+     * its TCP connections get (null: the default; an ASCII name of at most 15 characters, NUL-padded) and
+     * its ClusterNetworkPolicy tier tables.
+     */
+    public record Value(int id, Judged ingress, Judged egress, long ingressRate, long egressRate, String congestion, Tiers tiers) {
         public Value {
+            if (tiers == null) {
+                throw new IllegalArgumentException("tiers must be set (Tiers.NONE: none)");
+            }
             if (ingress == null || egress == null) {
                 throw new IllegalArgumentException("judged must be set for both directions");
             }
@@ -67,6 +94,11 @@ public final class EndpointMap {
                     || !congestion.chars().allMatch(c -> c > ' ' && c < 0x7f))) {
                 throw new IllegalArgumentException("not a congestion control name: " + congestion);
             }
+        }
+
+        /** An endpoint no ClusterNetworkPolicy selects. */
+        public Value(int id, Judged ingress, Judged egress, long ingressRate, long egressRate, String congestion) {
+            this(id, ingress, egress, ingressRate, egressRate, congestion, Tiers.NONE);
         }
 
         /** An endpoint only NetworkPolicies judge (isolated: a miss is dropped). */
@@ -86,7 +118,8 @@ public final class EndpointMap {
                 System.arraycopy(ascii, 0, name, 0, ascii.length);
             }
             return Bytes.writer(VALUE_SIZE).putInt(id).put((byte) ingress.ordinal()).put((byte) egress.ordinal())
-                    .put(new byte[2]).putLong(ingressRate).putLong(egressRate).put(name).array();
+                    .put(new byte[2]).putLong(ingressRate).putLong(egressRate).put(name)
+                    .putInt(tiers.ingressAdmin()).putInt(tiers.ingressBaseline()).putInt(tiers.egressAdmin()).putInt(tiers.egressBaseline()).array();
         }
 
         public static Value decode(byte[] bytes) {
@@ -102,14 +135,16 @@ public final class EndpointMap {
                 len++;
             }
             String congestion = len == 0 ? null : new String(bytes, 24, len, StandardCharsets.US_ASCII);
-            return new Value(id, ingress, egress, ingressRate, egressRate, congestion);
+            b.position(24 + CONGESTION_SIZE);
+            Tiers tiers = new Tiers(b.getInt(), b.getInt(), b.getInt(), b.getInt());
+            return new Value(id, ingress, egress, ingressRate, egressRate, congestion, tiers);
         }
 
         @Override
         public String toString() {
             return "endpoint " + id + judged(" ingress", ingress) + judged(" egress", egress)
                     + (ingressRate != 0 ? " ingress " + ingressRate + " bit/s" : "") + (egressRate != 0 ? " egress " + egressRate + " bit/s" : "")
-                    + (congestion != null ? " tcp " + congestion : "");
+                    + (congestion != null ? " tcp " + congestion : "") + (tiers.equals(Tiers.NONE) ? "" : " " + tiers);
         }
 
         private static String judged(String direction, Judged j) {

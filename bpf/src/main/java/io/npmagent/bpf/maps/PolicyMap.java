@@ -3,8 +3,10 @@ package io.npmagent.bpf.maps;
 import java.nio.ByteBuffer;
 
 /**
- * {@code npm_policy} (policy.h): what each local endpoint decides about a peer, as longest-prefix-match
- * entries whose value is the verdict ({@link #ALLOW} or {@link #DENY}) of the pod's whole walk.
+ * {@code npm_policy} (policy.h): what each local endpoint's NetworkPolicies admit ({@link #ALLOW}
+ * entries), and what each ClusterNetworkPolicy tier table decides ({@link #ALLOW}, {@link #DENY} or
+ * {@link #NEXT}), about a peer, as longest-prefix-match entries; the "endpoint" field holds the
+ * endpoint's id or the table's ({@code EndpointMap.Tiers}).
  * Fixed part (96 bits after the prefix length): version, direction, padding, endpoint, identity. An
  * entry of prefix 96 admits every protocol; 112 + k admits one protocol and the ports whose first k
  * bits equal the port's.
@@ -82,8 +84,10 @@ public final class PolicyMap {
 
     /** NPM_VERDICT_ALLOW: what an agent before tiers wrote in every entry. */
     public static final int ALLOW = 1;
-    /** NPM_VERDICT_DENY (the programs deny any value but {@link #ALLOW}). */
+    /** NPM_VERDICT_DENY (the programs deny any value but {@link #ALLOW} and {@link #NEXT}). */
     public static final int DENY = 2;
+    /** NPM_VERDICT_NEXT, in a tier table's entries only: the tier passes the packet on (a {@code Pass} rule). */
+    public static final int NEXT = 3;
 
     public static byte[] value(int verdict) {
         return Bytes.writer(VALUE_SIZE).putInt(verdict).array();

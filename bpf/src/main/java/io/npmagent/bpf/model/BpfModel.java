@@ -1,5 +1,6 @@
 package io.npmagent.bpf.model;
 
+import io.npmagent.bpf.maps.EndpointMap;
 import io.npmagent.bpf.maps.EndpointMap.Judged;
 import io.npmagent.bpf.maps.IpcacheMap;
 import io.npmagent.bpf.maps.PolicyMap;
@@ -58,34 +59,36 @@ import java.util.function.BiConsumer;
  * never straddle one), which cover the pod classes in them through the fallback, but for an egress
  * named port, which lists each pod class in them serving the name.
  *
- * <p><b>ClusterNetworkPolicy tiers: verdicts, priority in Java.</b> A pod that a ClusterNetworkPolicy
- * selects (a non-empty {@link LocalPod#tiers()}) is <i>walked</i>: per direction a tier list has a say
- * in, the whole walk (Admin list in order, the pod's NetworkPolicies if they isolate it, Baseline list,
- * allow; {@link TierWalk}) is computed here for a peer no rule names (ANY), for each atom inside a rule's
- * ipBlock, and for each pod class whose walk may differ from its atom's (a selector of the walk holds its
- * identity, or an egress rule names a port it serves), as a verdict per protocol and port, and written as
- * entries whose value is that verdict (allow or deny). The endpoint's miss verdict for the direction is
- * ANY's for protocols without ports; ANY's entries are where it differs from that; an atom's entries are
- * where its walk differs from ANY's; a pod class's where its walk differs from its atom's (from ANY's for
- * a class in no atom). Any other pod class walks as its atom does and gets nothing. So tiers, priority and rule
- * order live only here, in the order a walk is computed: a priority edit (a new order in the pod's
- * lists) or a rule edit renders new verdicts, which land with the batch's flip like any entry. A
- * direction no tier list has a say in renders as below, and a pod no ClusterNetworkPolicy selects
- * renders exactly as before tiers: allow entries, a miss denied where NetworkPolicies isolate.
+ * <p><b>ClusterNetworkPolicy tiers: tables, priority in Java.</b> A pod side a ClusterNetworkPolicy
+ * has a say in (a non-empty list of {@link LocalPod#tiers()}) walks, in the programs, its Admin table,
+ * its NetworkPolicy entries where they isolate it, its Baseline table, then allows. A <i>tier table</i>
+ * is one list (tier, direction, the policies in the order they are tried), shared by every pod side
+ * that walks the same list, its entries keyed by its number (from {@link #TABLE_BASE}) where a pod's are
+ * keyed by its endpoint id. Per table the tier's walk ({@link TierWalk}: rules in order, the first
+ * matching decides: allow, deny, or next for a Pass or no match) is computed here for ANY, for each atom
+ * inside a rule's ipBlock, and for each pod class whose walk may differ from its atom's (a selector of
+ * the list holds its identity, or an egress rule names a port it serves), as a verdict per protocol and
+ * port, and written where it differs from what the lookup falls back to: ANY's from next, an atom's from
+ * ANY's, a pod class's from its atom's (ANY's for a class in no atom). Any other pod class walks as its
+ * atom does and gets nothing. So priority and rule order live only here, in the order a walk is
+ * computed: a priority edit (a new order in the pods' lists: a new table) or a rule edit (the tables
+ * listing it redone) renders new verdicts, which land with the batch's flip like any entry. A pod's
+ * NetworkPolicy entries are the same whether or not a ClusterNetworkPolicy selects it.
  *
  * <p><b>The node's own addresses</b> ({@link #nodeAddresses}) read as the node whatever else holds them:
  * HOST, or in an atom that atom's node identity (from {@link #NODE_BASE}). NetworkPolicy always admits
- * them, both ways (kubelet's probes, node-local services), so the programs admit a node identity where
- * no entry of its own says otherwise: no ANY, no miss verdict. Only a walked pod's egress gets such
- * entries: the walk for the atom with NetworkPolicy's part admitting it, where the walk denies.
+ * them, both ways (kubelet's probes, node-local services); an egress table's entries for a node identity
+ * (its rules whose CIDR peers hold the atom, where the tier does not hand on) are the only ones the
+ * programs read for it.
  *
  * <p><b>Cost follows the change.</b> A delta costs what depends on it, not the cluster: an address
  * that came, went or moved changes its own ipcache entry; a peer class that came or went, or an
  * identity joining or leaving a selector set, adds or removes just that class's entries in the rules
  * that make entries for it: selectors holding its identity and egress named ports; never an ipBlock
  * alone (each pod's entries are counted by the rules that make them, so an entry another rule
- * still makes stays). A policy or pod row that changed, a set that came or went, and any identity
- * change for pods whose policies name ports redo those pods whole. Only a change of the atoms
+ * still makes stays); each tier table walks that class alone. A policy or pod row that changed, a set
+ * that came or went, and any identity change for pods and tables whose policies name ports redo those
+ * pods or tables whole. Only a change of the atoms
  * themselves (an ipBlock or except prefix that was not there, or is no longer) redoes everything,
  * since every address may then move to another class.
  */
@@ -101,6 +104,8 @@ public final class BpfModel {
     public static final int NODE_BASE = 0x10000000;
     private static final int POD_CLASS_BASE = 0x20000000;
     private static final int ATOM_BASE = 0x40000000;
+    /** Tier tables take the policy map's owner field from here; local pods' endpoint ids count from 1. */
+    static final int TABLE_BASE = 0x40000000;
 
     private final Map<IdentityId, Identity> identities = new HashMap<>();
     private final Map<IpAddress, IdentityId> addresses = new HashMap<>();
@@ -127,7 +132,7 @@ public final class BpfModel {
     private final Map<IdentityId, Set<PeerSetKey>> setsOfIdentity = new HashMap<>();
     /** Policies with a named port in some rule: their pods depend on identities' named ports and on every class. */
     private final Set<PolicyKey> namedPortPolicies = new HashSet<>();
-    /** The walked pods that list each ClusterNetworkPolicy, in any tier and direction. */
+    /** The local pods that list each ClusterNetworkPolicy, in any tier and direction. */
     private final Map<String, Set<PodKey>> podsByClusterPolicy = new HashMap<>();
     private final Map<PeerSetKey, Set<String>> clusterPoliciesBySet = new HashMap<>();
     /** ClusterNetworkPolicies with a named port in some rule (their pods are redone when identities change). */
@@ -153,8 +158,15 @@ public final class BpfModel {
      * it: it lives while one does.
      */
     private final Map<PodKey, Map<PolicyEntry, Integer>> entriesByPod = new HashMap<>();
-    /** Per walked pod (a ClusterNetworkPolicy selects it), each entry with its verdict: redone whole. */
-    private final Map<PodKey, Map<PolicyEntry, Integer>> verdictsByPod = new HashMap<>();
+    /** The tier tables pod sides use, each with the number of sides using it: it lives while one does. */
+    private final Map<TableKey, Table> tables = new HashMap<>();
+    /** The tables each local pod's sides use. */
+    private final Map<PodKey, List<TableKey>> tablesOfPod = new HashMap<>();
+    /** Tables to redo whole at the next render: a policy of theirs, a set it names or a named port changed. */
+    private final Set<TableKey> dirtyTables = new HashSet<>();
+    /** Each table's number, kept while the table is (a render from scratch keeps them too). */
+    private final Map<TableKey, Integer> tableIds = new HashMap<>();
+    private int nextTable = TABLE_BASE;
     /** Entries a peer class's coming or going added or removed since the last render. */
     private final Set<PolicyEntry> dirtyEntries = new HashSet<>();
     /** Every entry, with its verdict ({@link PolicyMap#ALLOW} or {@link PolicyMap#DENY}). */
@@ -181,12 +193,21 @@ public final class BpfModel {
             if (c.after() != null) {
                 c.after().peerSets().forEach(set -> Multimaps.add(clusterPoliciesBySet, set, name));
             }
-            if (c.after() != null && namesAPort(c.after())) {
+            boolean namedPorts = c.after() != null && namesAPort(c.after());
+            if (namedPorts != namedPortClusterPolicies.contains(name)) {
+                // an ingress table is per pod identity where its policies name ports: the pods' tables change
+                dirtyPods.addAll(podsByClusterPolicy.getOrDefault(name, Set.of()));
+            }
+            if (namedPorts) {
                 namedPortClusterPolicies.add(name);
             } else {
                 namedPortClusterPolicies.remove(name);
             }
-            dirtyPods.addAll(podsByClusterPolicy.getOrDefault(name, Set.of()));
+            tables.keySet().forEach(t -> {
+                if (t.names().contains(name)) {
+                    dirtyTables.add(t);
+                }
+            });
         });
         d.policies().forEach((k, c) -> {
             if (c.before() != null) {
@@ -202,10 +223,21 @@ public final class BpfModel {
             }
             dirtyPods.addAll(podsByPolicy.getOrDefault(k, Set.of()));
         });
-        d.peerSets().keySet().forEach(this::dirtyPodsOf);
-        if (!d.identities().isEmpty()) { // named ports resolve through identities: those pods are redone whole
+        d.peerSets().keySet().forEach(set -> {
+            dirtyPodsOf(set);
+            tables.keySet().forEach(t -> {
+                if (names(t, set)) {
+                    dirtyTables.add(t);
+                }
+            });
+        });
+        if (!d.identities().isEmpty()) { // named ports resolve through identities: those pods and tables are redone whole
             namedPortPolicies.forEach(pk -> dirtyPods.addAll(podsByPolicy.getOrDefault(pk, Set.of())));
-            namedPortClusterPolicies.forEach(name -> dirtyPods.addAll(podsByClusterPolicy.getOrDefault(name, Set.of())));
+            tables.keySet().forEach(t -> {
+                if (t.names().stream().anyMatch(namedPortClusterPolicies::contains)) {
+                    dirtyTables.add(t);
+                }
+            });
         }
 
         d.identities().forEach((k, c) -> put(identities, k, c.after()));
@@ -233,6 +265,14 @@ public final class BpfModel {
                     Multimaps.remove(setsOfIdentity, m.identity(), m.set());
                 }
                 admissions.forEach(a -> a.recount(this));
+                if (!renderAll) {
+                    // the tables naming the set walk the identity's classes anew
+                    tables.forEach((t, table) -> {
+                        if (!dirtyTables.contains(t) && names(t, m.set())) {
+                            classesOf.getOrDefault(m.identity(), Set.of()).forEach(cls -> walkClass(t, table, cls, true));
+                        }
+                    });
+                }
             }
         });
         d.policies().forEach((k, c) -> put(policies, k, c.after()));
@@ -255,17 +295,17 @@ public final class BpfModel {
 
     /**
      * The node's own addresses, as found on the node: they read as the node in the ipcache, whatever
-     * else holds them, and the pods whose egress ClusterNetworkPolicies judge are redone at the next
-     * render (their rules may hold a new address, or no longer one that went).
+     * else holds them, and the egress tier tables are redone at the next render (their rules may hold a
+     * new address, or no longer one that went).
      */
     public void nodeAddresses(Set<IpAddress> now) {
         if (now.equals(nodeAddresses)) {
             return;
         }
         nodeAddresses = Set.copyOf(now);
-        pods.forEach((key, pod) -> {
-            if (pod.tiers().any(Direction.EGRESS)) {
-                dirtyPods.add(key);
+        tables.keySet().forEach(t -> {
+            if (t.direction() == Direction.EGRESS) {
+                dirtyTables.add(t);
             }
         });
     }
@@ -341,14 +381,19 @@ public final class BpfModel {
      * out of the entries of the pods whose rules may make entries for it: those of policies with a
      * selector peer {@code id} is in, or with a named port (an egress named port lists every class that
      * serves it, to any peer or inside an ipBlock). An ipBlock peer alone makes none: the class falls back
-     * to its atom's entries, so pods that only an ipBlock ties to the class are not looked at.
+     * to its atom's entries, so pods that only an ipBlock ties to the class are not looked at. Each tier
+     * table walks the class alone (there are few tables).
      */
     private void classCameOrWent(IdentityId id, int cls, Cidr atom, int delta) {
         Set<PodKey> users = new HashSet<>();
         setsOfIdentity.getOrDefault(id, Set.of()).forEach(set -> podsUsing(set, users));
         namedPortPolicies.forEach(pk -> users.addAll(podsByPolicy.getOrDefault(pk, Set.of())));
-        namedPortClusterPolicies.forEach(name -> users.addAll(podsByClusterPolicy.getOrDefault(name, Set.of())));
-        countClass(users, id, cls, atom, delta); // walked pods among them are redone whole
+        countClass(users, id, cls, atom, delta);
+        tables.forEach((t, table) -> {
+            if (!dirtyTables.contains(t)) {
+                walkClass(t, table, cls, delta > 0);
+            }
+        });
     }
 
     private static boolean namesAPort(CompiledPolicy policy) {
@@ -411,14 +456,21 @@ public final class BpfModel {
         podsUsing(set, dirtyPods);
     }
 
-    /** The local pods of every policy (of either kind) with a rule naming {@code set}, into {@code out}. */
+    /** The local pods of every NetworkPolicy with a rule naming {@code set}, into {@code out}. */
     private void podsUsing(PeerSetKey set, Set<PodKey> out) {
         for (PolicyKey pk : policiesBySet.getOrDefault(set, Set.of())) {
             out.addAll(podsByPolicy.getOrDefault(pk, Set.of()));
         }
-        for (String name : clusterPoliciesBySet.getOrDefault(set, Set.of())) {
-            out.addAll(podsByClusterPolicy.getOrDefault(name, Set.of()));
+    }
+
+    /** Whether a policy of table {@code t} has a rule naming {@code set}. */
+    private boolean names(TableKey t, PeerSetKey set) {
+        for (String name : t.names()) {
+            if (clusterPoliciesBySet.getOrDefault(set, Set.of()).contains(name)) {
+                return true;
+            }
         }
+        return false;
     }
 
     /** The rows as a snapshot, for tests. */
@@ -448,12 +500,20 @@ public final class BpfModel {
             changes = Rendered.Changes.ALL;
         } else {
             Set<PolicyEntry> touched = new HashSet<>(dirtyEntries);
+            for (TableKey t : dirtyTables) {
+                Table table = tables.get(t);
+                if (table != null) {
+                    renderTable(t, table, touched);
+                }
+            }
             for (PodKey pod : dirtyPods) {
                 touched.addAll(renderPod(pod));
             }
+            dropUnusedTables(touched);
             changes = new Rendered.Changes(false, Set.copyOf(dirtyPods), touched, Set.copyOf(dirtyIpcache));
         }
         renderAll = false;
+        dirtyTables.clear();
         dirtyPods.clear();
         dirtyIpcache.clear();
         dirtyEntries.clear();
@@ -504,37 +564,61 @@ public final class BpfModel {
         endpointIds.keySet().retainAll(pods.keySet());
         endpoints.clear();
         entriesByPod.clear();
-        verdictsByPod.clear();
+        tables.clear();
+        tablesOfPod.clear();
         entries.clear();
         for (PodKey pod : pods.keySet()) {
             renderPod(pod);
         }
+        tableIds.keySet().retainAll(tables.keySet());
     }
 
-    /** Redoes one pod's endpoint and entries; returns the entries it dropped and the ones it has now. */
+    /**
+     * Redoes one pod's endpoint and NetworkPolicy entries, and takes the tier tables its sides use now
+     * (made where no pod used them yet) before it lets go of the ones before; returns the entries it
+     * dropped and the ones it has now, and those of the tables it made.
+     */
     private Set<PolicyEntry> renderPod(PodKey key) {
         Set<PolicyEntry> touched = new HashSet<>();
-        List<Map<PolicyEntry, Integer>> before = new ArrayList<>();
-        before.add(entriesByPod.remove(key));
-        before.add(verdictsByPod.remove(key));
-        for (Map<PolicyEntry, Integer> was : before) {
-            if (was != null) {
-                entries.keySet().removeAll(was.keySet());
-                touched.addAll(was.keySet());
-            }
+        Map<PolicyEntry, Integer> was = entriesByPod.remove(key);
+        if (was != null) {
+            entries.keySet().removeAll(was.keySet());
+            touched.addAll(was.keySet());
         }
+        List<TableKey> before = tablesOfPod.remove(key);
         LocalPod pod = pods.get(key);
         if (pod == null) {
             endpoints.remove(key);
             endpointIds.remove(key);
+            release(before);
             return touched;
         }
         int endpoint = endpointIds.computeIfAbsent(key, k -> nextEndpoint++);
-        if (!pod.tiers().isEmpty()) {
-            return renderWalked(key, pod, endpoint, touched);
+        Judged[] judged = new Judged[2];
+        int[] table = new int[4];
+        List<TableKey> used = new ArrayList<>();
+        for (Direction d : Direction.values()) {
+            int dir = d == Direction.INGRESS ? 0 : 1;
+            if (!pod.tiers().any(d)) {
+                judged[dir] = Judged.of(pod.isolated(d));
+                continue;
+            }
+            judged[dir] = pod.isolated(d) ? Judged.MISS_DENIED : Judged.MISS_ALLOWED;
+            for (int tier = 0; tier < CLUSTER_TIERS.size(); tier++) {
+                List<String> names = pod.tiers().of(CLUSTER_TIERS.get(tier), d);
+                if (!names.isEmpty()) {
+                    // an ingress rule's named port resolves on the pod itself: such lists are per pod identity
+                    boolean self = d == Direction.INGRESS && names.stream().anyMatch(namedPortClusterPolicies::contains);
+                    TableKey t = new TableKey(CLUSTER_TIERS.get(tier), d, names, self ? pod.identity() : null);
+                    table[dir * 2 + tier] = acquire(t, touched).id;
+                    used.add(t);
+                }
+            }
         }
-        endpoints.put(key, new Rendered.Endpoint(endpoint, pod.ips(), Judged.of(pod.isolated(Direction.INGRESS)),
-                Judged.of(pod.isolated(Direction.EGRESS)), pod.bandwidth(), pod.congestion()));
+        tablesOfPod.put(key, used);
+        release(before);
+        endpoints.put(key, new Rendered.Endpoint(endpoint, pod.ips(), judged[0], judged[1], pod.bandwidth(), pod.congestion(),
+                new EndpointMap.Tiers(table[0], table[1], table[2], table[3])));
         Map<PolicyEntry, Integer> now = new HashMap<>();
         Set<PolicyEntry> ofRule = new HashSet<>();
         forEachHeldRule(pod, (d, rule) -> {
@@ -549,89 +633,171 @@ public final class BpfModel {
     }
 
     /**
-     * A pod a ClusterNetworkPolicy selects, whole: per direction a tier list has a say in, the walk's
-     * verdicts for ANY, for the atoms inside its rules' ipBlocks (entries where they differ from ANY's)
-     * and for the pod classes whose walk may differ from their atom's (entries where they differ from
-     * the atom's, or from ANY's for a class in no atom or in an atom no rule names); per other direction,
-     * the allow entries of its NetworkPolicies as for any pod.
+     * One tier list as pod sides walk it: the tier, the direction, the ClusterNetworkPolicies in the order
+     * they are tried, and, for an ingress list naming ports (resolved on the pod itself), the pods' identity.
      */
-    private Set<PolicyEntry> renderWalked(PodKey key, LocalPod pod, int endpoint, Set<PolicyEntry> touched) {
-        Map<PolicyEntry, Integer> now = new HashMap<>();
-        Judged[] judged = new Judged[2];
-        for (Direction d : Direction.values()) {
-            int dir = d == Direction.INGRESS ? 0 : 1;
-            if (!pod.tiers().any(d)) {
-                judged[dir] = Judged.of(pod.isolated(d));
-                Set<PolicyEntry> ofPolicies = new HashSet<>();
-                forEachHeldRule(pod, d, rule -> render(rule, d, endpoint, pod, atoms, classesOf, identityOfClass, podClassesInAtom,
-                        ofPolicies));
-                ofPolicies.forEach(e -> now.put(e, PolicyMap.ALLOW));
-                continue;
+    private record TableKey(Tier tier, Direction direction, List<String> names, IdentityId self) {
+        TableKey {
+            names = List.copyOf(names);
+        }
+    }
+
+    /**
+     * A tier table: its number (the policy map's owner field), the sides using it, the verdicts of ANY and
+     * of the atoms its rules hold (what a class falls back to), and its entries by peer (ANY, an atom, a
+     * pod class, a node identity), each with its verdict.
+     */
+    private static final class Table {
+        final int id;
+        /** The policy map's direction: 0 ingress, 1 egress. */
+        final int direction;
+        int users;
+        TierWalk.Verdicts any = NEXT_EVERYWHERE;
+        final Map<Cidr, TierWalk.Verdicts> ofAtom = new HashMap<>();
+        final Map<Integer, Map<PolicyEntry, Integer>> byPeer = new HashMap<>();
+
+        Table(int id, Direction d) {
+            this.id = id;
+            this.direction = d == Direction.INGRESS ? 0 : 1;
+        }
+    }
+
+    private static final TierWalk.Verdicts NEXT_EVERYWHERE = TierWalk.Verdicts.constant(PolicyMap.NEXT);
+
+    /** Takes table {@code t} for one more side, made and rendered if no side had it. */
+    private Table acquire(TableKey t, Set<PolicyEntry> touched) {
+        Table table = tables.get(t);
+        if (table == null) {
+            table = new Table(tableIds.computeIfAbsent(t, k -> nextTable++), t.direction());
+            tables.put(t, table);
+            renderTable(t, table, touched);
+        }
+        table.users++;
+        return table;
+    }
+
+    private void release(List<TableKey> used) {
+        if (used != null) {
+            used.forEach(t -> tables.get(t).users--);
+        }
+    }
+
+    /** Drops the tables no side uses any more, with their entries (after the pods that may take them again). */
+    private void dropUnusedTables(Set<PolicyEntry> touched) {
+        tables.entrySet().removeIf(e -> {
+            Table table = e.getValue();
+            if (table.users > 0) {
+                return false;
             }
-            TierWalk.Verdicts any = walk(pod, d, null, null, null).verdicts();
-            judged[dir] = any.other() == PolicyMap.ALLOW ? Judged.MISS_ALLOWED : Judged.MISS_DENIED;
-            any.entries(endpoint, dir, ANY, TierWalk.Verdicts.constant(any.other()), now);
-            Walked walked = walked(pod, d);
-            Map<Cidr, TierWalk.Verdicts> ofAtom = new HashMap<>();
-            for (Cidr atom : walked.atoms()) {
-                int number = atomId(atom);
-                TierWalk.Verdicts verdicts = walk(pod, d, null, atom, number).verdicts();
-                ofAtom.put(atom, verdicts);
-                verdicts.entries(endpoint, dir, number, any, now);
-            }
-            // A class's walk depends on its identity and, through ipBlock and networks peers alone, on its atom:
-            // where the walk's rules have none, the classes of one identity in every atom walk alike, once.
-            boolean byAddress = hasAddressPeers(pod, d);
-            Map<Peer, TierWalk.Verdicts> ofPeer = new HashMap<>();
-            for (int cls : walked.classes()) {
-                IdentityId id = identityOfClass.get(cls);
-                Cidr atom = atomOfClass.get(cls);
-                // what the lookup gives the class without entries of its own: its atom's, else ANY's
-                TierWalk.Verdicts fallback = atom == null ? any : ofAtom.getOrDefault(atom, any);
-                ofPeer.computeIfAbsent(new Peer(id, byAddress ? atom : null), k -> walk(pod, d, id, atom, cls).verdicts())
-                        .entries(endpoint, dir, cls, fallback, now);
-            }
-            if (d == Direction.EGRESS) {
-                // The node's own addresses: admitted where no entry says otherwise (no ANY, no miss verdict).
-                TierWalk.Verdicts admitted = TierWalk.Verdicts.constant(PolicyMap.ALLOW);
-                for (Cidr atom : nodeAtoms()) {
-                    nodeWalk(pod, atom).verdicts().entries(endpoint, dir, nodeId(atom), admitted, now);
-                }
+            tableIds.remove(e.getKey());
+            table.byPeer.values().forEach(m -> {
+                entries.keySet().removeAll(m.keySet());
+                touched.addAll(m.keySet());
+            });
+            return true;
+        });
+    }
+
+    /**
+     * A tier table, whole: the tier's verdicts for ANY (entries where they are not NEXT, what a miss gives),
+     * for the atoms inside its rules' ipBlocks (entries where they differ from ANY's), for the pod classes
+     * whose walk may differ from their atom's (entries where they differ from the atom's, or from ANY's for
+     * a class in no atom or in an atom no rule names), and, in egress, for the node's own addresses (their
+     * node identities' entries alone count: where they are not NEXT).
+     */
+    private void renderTable(TableKey t, Table table, Set<PolicyEntry> touched) {
+        table.byPeer.values().forEach(m -> {
+            entries.keySet().removeAll(m.keySet());
+            touched.addAll(m.keySet());
+        });
+        table.byPeer.clear();
+        table.ofAtom.clear();
+        table.any = walk(t, null, null, null).verdicts();
+        put(table, ANY, table.any, NEXT_EVERYWHERE, touched);
+        Walked walked = walked(t);
+        for (Cidr atom : walked.atoms()) {
+            TierWalk.Verdicts verdicts = walk(t, null, atom, atomId(atom)).verdicts();
+            table.ofAtom.put(atom, verdicts);
+            put(table, atomId(atom), verdicts, table.any, touched);
+        }
+        // A class's walk depends on its identity and, through ipBlock and networks peers alone, on its atom:
+        // where the tier's rules have none, the classes of one identity in every atom walk alike, once.
+        boolean byAddress = hasAddressPeers(t);
+        Map<Peer, TierWalk.Verdicts> ofPeer = new HashMap<>();
+        for (int cls : walked.classes()) {
+            IdentityId id = identityOfClass.get(cls);
+            Cidr atom = atomOfClass.get(cls);
+            TierWalk.Verdicts verdicts = ofPeer.computeIfAbsent(new Peer(id, byAddress ? atom : null), k -> walk(t, id, atom, cls).verdicts());
+            put(table, cls, verdicts, fallback(table, atom), touched);
+        }
+        if (t.direction() == Direction.EGRESS) {
+            for (Cidr atom : nodeAtoms()) {
+                put(table, nodeId(atom), walk(t, null, atom, -1).verdicts(), NEXT_EVERYWHERE, touched);
             }
         }
-        endpoints.put(key, new Rendered.Endpoint(endpoint, pod.ips(), judged[0], judged[1], pod.bandwidth(), pod.congestion()));
-        verdictsByPod.put(key, now);
-        entries.putAll(now);
-        touched.addAll(now.keySet());
-        return touched;
+    }
+
+    /** What the lookup gives a class of {@code atom} without entries of its own: its atom's, else ANY's. */
+    private static TierWalk.Verdicts fallback(Table table, Cidr atom) {
+        return atom == null ? table.any : table.ofAtom.getOrDefault(atom, table.any);
+    }
+
+    /** A peer's entries in a table: where {@code verdicts} differ from what the lookup falls back to. */
+    private void put(Table table, int peer, TierWalk.Verdicts verdicts, TierWalk.Verdicts fallback, Set<PolicyEntry> touched) {
+        Map<PolicyEntry, Integer> made = new HashMap<>();
+        verdicts.entries(table.id, table.direction, peer, fallback, made);
+        if (made.isEmpty()) {
+            return;
+        }
+        table.byPeer.put(peer, made);
+        entries.putAll(made);
+        touched.addAll(made.keySet());
+    }
+
+    /**
+     * One pod class walked anew in a table (it came, or its identity joined or left a set the table names),
+     * or its entries dropped ({@code present} false: it is going). Only its own entries change: ANY's and
+     * the atoms' do not depend on pod identities.
+     */
+    private void walkClass(TableKey t, Table table, int cls, boolean present) {
+        Map<PolicyEntry, Integer> was = table.byPeer.remove(cls);
+        if (was != null) {
+            entries.keySet().removeAll(was.keySet());
+            dirtyEntries.addAll(was.keySet());
+        }
+        if (present) {
+            IdentityId id = identityOfClass.get(cls);
+            Cidr atom = atomOfClass.get(cls);
+            put(table, cls, walk(t, id, atom, cls).verdicts(), fallback(table, atom), dirtyEntries);
+        }
     }
 
     /** What a class's walk depends on: its identity and (null where no rule names addresses) its atom. */
     private record Peer(IdentityId id, Cidr atom) {}
 
-    /** Whether a rule of the pod's walk in {@code d} has an ipBlock or networks peer. */
-    private boolean hasAddressPeers(LocalPod pod, Direction d) {
+    /** Whether a rule of table {@code t} has an ipBlock or networks peer. */
+    private boolean hasAddressPeers(TableKey t) {
         boolean[] found = {false};
-        forEachWalkedRule(pod, d, (peers, ports) -> found[0] |= peers.stream().anyMatch(k -> k instanceof PeerSetKey.CidrPeers));
+        forEachRule(t, (peers, ports) -> found[0] |= peers.stream().anyMatch(k -> k instanceof PeerSetKey.CidrPeers));
         return found[0];
     }
 
-    /** The peers a pod's walk in one direction is computed for, besides ANY. */
+    /** The peers a table is computed for, besides ANY. */
     private record Walked(Set<Cidr> atoms, Set<Integer> classes) {}
 
     /**
-     * The peers whose walk in {@code d} may differ from ANY's: the atoms inside the walk's ipBlocks
+     * The peers whose walk in table {@code t} may differ from ANY's: the atoms inside its ipBlocks
      * (outside their excepts); and the pod classes whose walk may differ from their atom's: those of its
      * selector sets' members and, where an egress rule names a port (resolved on the peer), those whose
      * identity serves one of the names. Any other pod class matches exactly the rules its atom matches
      * (an ipBlock peer depends on the address alone), with the same ports: it walks as its atom does, so
      * it needs no entries and is never looked at here (an ipBlock may hold 100,000 of them).
      */
-    private Walked walked(LocalPod pod, Direction d) {
+    private Walked walked(TableKey t) {
         Set<Cidr> inside = new HashSet<>();
         Set<Integer> classes = new HashSet<>();
         Set<PortMatch.NamedPort> named = new HashSet<>();
-        forEachWalkedRule(pod, d, (peers, ports) -> {
+        forEachRule(t, (peers, ports) -> {
             for (PeerSetKey k : peers) {
                 if (k instanceof PeerSetKey.SelectorPeers) {
                     for (IdentityId id : sets.getOrDefault(k, Set.of())) {
@@ -651,7 +817,7 @@ public final class BpfModel {
                 }
             });
         });
-        if (!named.isEmpty() && d == Direction.EGRESS) {
+        if (!named.isEmpty() && t.direction() == Direction.EGRESS) {
             classesOf.forEach((id, ofIdentity) -> {
                 Identity identity = identities.get(id);
                 if (identity != null && named.stream().anyMatch(identity.namedPorts()::containsKey)) {
@@ -662,49 +828,37 @@ public final class BpfModel {
         return new Walked(inside, classes);
     }
 
-    /** The peers and ports of every rule a pod's walk in {@code d} may try. */
-    private void forEachWalkedRule(LocalPod pod, Direction d, BiConsumer<List<PeerSetKey>, List<PortMatch>> action) {
-        for (Tier tier : CLUSTER_TIERS) {
-            for (String name : pod.tiers().of(tier, d)) {
-                CompiledClusterPolicy policy = clusterPolicies.get(name);
-                if (policy != null) {
-                    policy.rules(d).forEach(r -> action.accept(r.peers(), r.ports()));
-                }
+    /** The peers and ports of every rule of table {@code t}'s policies that are held. */
+    private void forEachRule(TableKey t, BiConsumer<List<PeerSetKey>, List<PortMatch>> action) {
+        for (String name : t.names()) {
+            CompiledClusterPolicy policy = clusterPolicies.get(name);
+            if (policy != null) {
+                policy.rules(t.direction()).forEach(r -> action.accept(r.peers(), r.ports()));
             }
         }
-        forEachHeldRule(pod, d, r -> action.accept(r.peers(), r.ports()));
     }
 
     /**
-     * The walk of a pod's side {@code d} for one peer: the class {@code cls} of identity {@code id} (null:
-     * an address that is no pod) in {@code atom} (null: none); all null: ANY, a peer no rule names.
+     * Table {@code t}'s tier walked for one peer: the class {@code cls} of identity {@code id} (null: an
+     * address that is no pod) in {@code atom} (null: none); all null: ANY, a peer no rule names.
      */
-    private TierWalk.Walk walk(LocalPod pod, Direction d, IdentityId id, Cidr atom, Integer cls) {
-        Identity destination = d == Direction.INGRESS ? identities.get(pod.identity()) : id == null ? null : identities.get(id);
-        List<List<TierWalk.Step>> tiers = new ArrayList<>();
-        for (Tier tier : CLUSTER_TIERS) {
-            List<TierWalk.Step> steps = new ArrayList<>();
-            for (String name : pod.tiers().of(tier, d)) {
-                CompiledClusterPolicy policy = clusterPolicies.get(name);
-                if (policy == null) {
-                    steps.add(TierWalk.Step.FAIL_CLOSED); // not held (yet): denies whatever reaches its place
-                    continue;
-                }
-                for (CompiledClusterRule r : policy.rules(d)) {
-                    if (cls == null ? r.anyPeer() : r.anyPeer() || admits(r.peers(), id, atom)) {
-                        steps.add(step(r.action(), r.anyPort(), r.ports(), destination));
-                    }
+    private TierWalk.Tier walk(TableKey t, IdentityId id, Cidr atom, Integer cls) {
+        Identity destination = t.direction() == Direction.INGRESS ? (t.self() == null ? null : identities.get(t.self()))
+                : id == null ? null : identities.get(id);
+        List<TierWalk.Step> steps = new ArrayList<>();
+        for (String name : t.names()) {
+            CompiledClusterPolicy policy = clusterPolicies.get(name);
+            if (policy == null) {
+                steps.add(TierWalk.Step.FAIL_CLOSED); // not held (yet): denies whatever reaches its place
+                continue;
+            }
+            for (CompiledClusterRule r : policy.rules(t.direction())) {
+                if (cls == null ? r.anyPeer() : r.anyPeer() || admits(r.peers(), id, atom)) {
+                    steps.add(step(r.action(), r.anyPort(), r.ports(), destination));
                 }
             }
-            tiers.add(steps);
         }
-        List<TierWalk.Step> networkPolicy = new ArrayList<>();
-        forEachHeldRule(pod, d, r -> {
-            if (cls == null ? r.anyPeer() : r.anyPeer() || admits(r.peers(), id, atom)) {
-                networkPolicy.add(step(RuleAction.ACCEPT, r.anyPort(), r.ports(), destination));
-            }
-        });
-        return new TierWalk.Walk(tiers.get(0), pod.isolated(d), networkPolicy, tiers.get(1));
+        return new TierWalk.Tier(steps);
     }
 
     /** The atoms holding one of the node's own addresses. */
@@ -721,16 +875,6 @@ public final class BpfModel {
 
     private int nodeId(Cidr atom) {
         return nodeIds.computeIfAbsent(atom, k -> nextNode++);
-    }
-
-    /**
-     * The egress walk of a pod for its own node's addresses in {@code atom}: ClusterNetworkPolicy rules
-     * whose {@code networks} peer holds the atom, in tier order; NetworkPolicy, where it isolates the pod,
-     * always admits the node (kubelet's probes, node-local services), as on every backend.
-     */
-    private TierWalk.Walk nodeWalk(LocalPod pod, Cidr atom) {
-        TierWalk.Walk byRules = walk(pod, Direction.EGRESS, null, atom, -1);
-        return new TierWalk.Walk(byRules.admin(), byRules.isolated(), List.of(TierWalk.Step.ADMIT_ALL), byRules.baseline());
     }
 
     /** A rule's ports resolved on {@code destination} (a named port it lacks, or no destination pod, matches nothing). */

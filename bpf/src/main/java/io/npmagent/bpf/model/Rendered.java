@@ -1,5 +1,6 @@
 package io.npmagent.bpf.model;
 
+import io.npmagent.bpf.maps.EndpointMap;
 import io.npmagent.bpf.maps.EndpointMap.Judged;
 import io.npmagent.bpf.maps.IpcacheMap;
 import io.npmagent.dataplane.model.Cidr;
@@ -14,18 +15,18 @@ import java.util.Set;
  * The maps' contents as the desired state wants them, in no copy of the state in particular:
  * the ipcache (prefix to peer class and the atom a policy lookup falls back to) and over it the node's own
  * addresses (each to HOST or its atom's node identity, whatever else holds it), the local endpoints (by pod:
- * id, addresses, how each direction is judged), and the policy entries with their verdicts
- * ({@code PolicyMap.ALLOW} or {@code DENY}).
+ * id, addresses, how each direction is judged, its tier tables), and the policy entries of endpoints
+ * and tier tables with their verdicts ({@code PolicyMap.ALLOW}, {@code DENY} or {@code NEXT}).
  */
 public record Rendered(Map<Cidr, IpcacheMap.Value> ipcache, Map<Cidr, Integer> node, Map<PodKey, Endpoint> endpoints,
                        Map<PolicyEntry, Integer> policy, Changes changes) {
 
     /**
      * A local pod as the programs see it once its interface is known: per direction whether it is judged
-     * and what a peer its entries do not cover gets; {@code congestion} null: the default.
+     * and what a peer its entries do not cover gets, and its tier tables; {@code congestion} null: the default.
      */
     public record Endpoint(int id, List<IpAddress> ips, Judged ingress, Judged egress, BandwidthLimits bandwidth,
-                           String congestion) {
+                           String congestion, EndpointMap.Tiers tiers) {
         public Judged judged(int direction) {
             return direction == 0 ? ingress : egress;
         }

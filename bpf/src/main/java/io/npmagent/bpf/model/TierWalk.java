@@ -9,18 +9,19 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * One local pod's side (a direction) walked for one peer: the rules that match the peer, in the order
- * they are tried, and the final verdict that walk gives each protocol and port, as the policy map must
- * carry it. Pure: {@link BpfModel} decides which rules match which peer and writes the entries.
+ * One tier list (a pod side's Admin or Baseline ClusterNetworkPolicies, in order) walked for one peer:
+ * the rules that match the peer, in the order they are tried, and the verdict the tier gives each
+ * protocol and port, as a table of the policy map must carry it. Pure: {@link BpfModel} decides which
+ * rules match which peer and writes the entries.
  *
- * <p><b>The walk</b> (DESIGN.md, "Semantics"): the Admin rules in order, the first whose port matches
- * decides ({@code ACCEPT} allows, {@code DENY} drops, {@code PASS} skips the rest of Admin); then, if
- * NetworkPolicies isolate the pod, they decide (a matching rule allows, else drop); then the Baseline
- * rules likewise ({@code PASS} skips to the end); then allow. A ClusterNetworkPolicy the pod names but
- * the backend does not hold is a rule that denies everything at its place (fail closed).
+ * <p><b>A tier</b> (DESIGN.md, "Semantics"): its rules in order, the first whose port matches decides:
+ * {@code ACCEPT} allows, {@code DENY} drops, {@code PASS} hands the packet to the next part of the walk
+ * ({@link PolicyMap#NEXT}), as does no match. A ClusterNetworkPolicy the pod names but the backend does
+ * not hold is a rule that denies everything at its place (fail closed). The programs compose the tiers
+ * (policy.h): Admin, then the pod's NetworkPolicies where they isolate it, then Baseline, then allow.
  *
  * <p><b>As a function of protocol and port.</b> Per protocol a rule matches port ranges (a named port is
- * resolved before: a one-port range), so the walk's verdict is constant between the ranges' edges: it
+ * resolved before: a one-port range), so the tier's verdict is constant between the ranges' edges: it
  * is evaluated once per piece. Every protocol other than TCP, UDP and SCTP ({@code other}) is matched
  * only by rules without ports.
  */
@@ -33,7 +34,6 @@ final class TierWalk {
     /** A rule as the walk sees it once the peer matched: what it does, and the ports it matches (resolved), or every port. */
     record Step(RuleAction action, boolean anyPort, List<Range> ranges) {
         static final Step FAIL_CLOSED = new Step(RuleAction.DENY, true, List.of());
-        static final Step ADMIT_ALL = new Step(RuleAction.ACCEPT, true, List.of());
 
         boolean matches(Protocol protocol, int port) {
             if (anyPort) {
@@ -50,56 +50,34 @@ final class TierWalk {
 
     record Range(Protocol protocol, int first, int last) {}
 
-    /**
-     * The rules that match one peer, per part of the walk: Admin, the pod's NetworkPolicies (each an
-     * {@code ACCEPT}; {@code isolated} whether they isolate the pod at all), Baseline.
-     */
-    record Walk(List<Step> admin, boolean isolated, List<Step> networkPolicy, List<Step> baseline) {
+    /** The rules of one tier list that match one peer, in the order they are tried. */
+    record Tier(List<Step> steps) {
 
-        /** The verdict ({@link PolicyMap#ALLOW} or {@link PolicyMap#DENY}) for one protocol (null: one without ports) and port. */
+        /** The verdict ({@link PolicyMap#ALLOW}, {@link PolicyMap#DENY} or {@link PolicyMap#NEXT}) for one protocol (null: one without ports) and port. */
         int verdict(Protocol protocol, int port) {
-            for (Step s : admin) {
-                if (!matches(s, protocol, port)) {
-                    continue;
-                }
-                if (s.action() == RuleAction.PASS) {
-                    break;
-                }
-                return s.action() == RuleAction.ACCEPT ? PolicyMap.ALLOW : PolicyMap.DENY;
-            }
-            if (isolated) {
-                for (Step s : networkPolicy) {
-                    if (matches(s, protocol, port)) {
-                        return PolicyMap.ALLOW;
-                    }
-                }
-                return PolicyMap.DENY;
-            }
-            for (Step s : baseline) {
-                if (matches(s, protocol, port)) {
-                    return s.action() == RuleAction.DENY ? PolicyMap.DENY : PolicyMap.ALLOW; // Pass: on to the end, allow
+            for (Step s : steps) {
+                if (protocol == null ? s.anyPort() : s.matches(protocol, port)) {
+                    return switch (s.action()) {
+                        case ACCEPT -> PolicyMap.ALLOW;
+                        case DENY -> PolicyMap.DENY;
+                        case PASS -> PolicyMap.NEXT;
+                    };
                 }
             }
-            return PolicyMap.ALLOW;
+            return PolicyMap.NEXT;
         }
 
-        private static boolean matches(Step s, Protocol protocol, int port) {
-            return protocol == null ? s.anyPort() : s.matches(protocol, port);
-        }
-
-        /** The walk's verdict everywhere. */
+        /** The tier's verdict everywhere. */
         Verdicts verdicts() {
             List<List<Piece>> by = new ArrayList<>();
             for (Protocol p : PORTED) {
                 TreeSet<Integer> edges = new TreeSet<>(List.of(0));
-                for (List<Step> part : List.of(admin, networkPolicy, baseline)) {
-                    for (Step s : part) {
-                        for (Range r : s.ranges()) {
-                            if (r.protocol() == p) {
-                                edges.add(r.first());
-                                if (r.last() < 65535) {
-                                    edges.add(r.last() + 1);
-                                }
+                for (Step s : steps) {
+                    for (Range r : s.ranges()) {
+                        if (r.protocol() == p) {
+                            edges.add(r.first());
+                            if (r.last() < 65535) {
+                                edges.add(r.last() + 1);
                             }
                         }
                     }
@@ -148,16 +126,16 @@ final class TierWalk {
 
         /**
          * The entries that make a lookup for {@code identity} answer this where it answers otherwise after a
-         * miss ({@code fallback}: what the ANY entries and the endpoint's miss verdict give): none where
+         * miss ({@code fallback}: what the entries it falls back to give, and {@link PolicyMap#NEXT} after them): none where
          * both agree; where they differ in protocols without ports, an any-protocol entry and, under it,
          * every port that differs from it; else only the ports that differ from the fallback, as aligned
          * prefixes (an LPM trie holds them; none overlaps another of the same identity but the
          * any-protocol entry).
          */
-        void entries(int endpoint, int direction, int identity, Verdicts fallback, Map<PolicyEntry, Integer> out) {
+        void entries(int table, int direction, int identity, Verdicts fallback, Map<PolicyEntry, Integer> out) {
             Verdicts under = fallback;
             if (other != fallback.other()) {
-                out.put(new PolicyEntry(endpoint, direction, identity, true, 0, 0, 0), other);
+                out.put(new PolicyEntry(table, direction, identity, true, 0, 0, 0), other);
                 under = constant(other);
             }
             for (Protocol p : PORTED) {
@@ -165,7 +143,7 @@ final class TierWalk {
                 List<Piece> theirs = under.by().get(p.ordinal());
                 for (Piece d : differing(mine, theirs)) {
                     for (PortPrefixes.Prefix prefix : PortPrefixes.of(d.first(), d.last())) {
-                        out.put(new PolicyEntry(endpoint, direction, identity, false, p.ipProtocolNumber(), prefix.port(), prefix.bits()),
+                        out.put(new PolicyEntry(table, direction, identity, false, p.ipProtocolNumber(), prefix.port(), prefix.bits()),
                                 d.verdict());
                     }
                 }

@@ -58,9 +58,9 @@ final class TcPod {
         return ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putInt(ifindex).put((byte) version).array();
     }
 
-    /** struct npm_endpoint: id, judged[ingress], judged[egress] (isolated: a miss is denied), no rate limits, the default congestion control. */
+    /** struct npm_endpoint: id, judged[ingress], judged[egress] (isolated: a miss is denied), no rate limits, the default congestion control, no tier tables. */
     static byte[] endpoint(int id, boolean isolatedIngress, boolean isolatedEgress) {
-        return ByteBuffer.allocate(40).order(ByteOrder.nativeOrder()).putInt(id)
+        return ByteBuffer.allocate(io.npmagent.bpf.maps.EndpointMap.VALUE_SIZE).order(ByteOrder.nativeOrder()).putInt(id)
                 .put((byte) (isolatedIngress ? 1 : 0)).put((byte) (isolatedEgress ? 1 : 0)).array();
     }
 

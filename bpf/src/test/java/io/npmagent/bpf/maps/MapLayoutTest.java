@@ -33,13 +33,17 @@ class MapLayoutTest {
         assertThat(hex(k.encode())).isEqualTo("02010000" + "01" + "000000");
         assertThat(EndpointMap.Key.decode(k.encode())).isEqualTo(k);
         EndpointMap.Value v = new EndpointMap.Value(7, true, false, 50_000_000L, 0x0102030405L);
-        assertThat(hex(v.encode())).isEqualTo("07000000" + "01" + "00" + "0000" + "80f0fa0200000000" + "0504030201000000" + "00".repeat(16));
+        assertThat(hex(v.encode())).isEqualTo("07000000" + "01" + "00" + "0000" + "80f0fa0200000000" + "0504030201000000" + "00".repeat(16)
+                + "00".repeat(16));
         assertThat(EndpointMap.Value.decode(v.encode())).isEqualTo(v);
         EndpointMap.Value bbr = new EndpointMap.Value(7, false, false, 0, 0, "bbr");
-        assertThat(hex(bbr.encode()).substring(48)).isEqualTo("626272" + "00".repeat(13));
+        assertThat(hex(bbr.encode()).substring(48, 80)).isEqualTo("626272" + "00".repeat(13));
         assertThat(EndpointMap.Value.decode(bbr.encode())).isEqualTo(bbr);
-        EndpointMap.Value tiers = new EndpointMap.Value(7, EndpointMap.Judged.MISS_ALLOWED, EndpointMap.Judged.MISS_DENIED, 0, 0, null);
+        EndpointMap.Value tiers = new EndpointMap.Value(7, EndpointMap.Judged.MISS_ALLOWED, EndpointMap.Judged.MISS_DENIED, 0, 0, null,
+                new EndpointMap.Tiers(0x40000001, 0, 0x40000002, 0x40000003));
         assertThat(hex(tiers.encode()).substring(8, 12)).as("judged: 2 a miss allowed, 1 denied (isolated, as before tiers)").isEqualTo("0201");
+        assertThat(hex(tiers.encode()).substring(80)).as("tiers[direction][admin, baseline]")
+                .isEqualTo("01000040" + "00000000" + "02000040" + "03000040");
         assertThat(EndpointMap.Value.decode(tiers.encode())).isEqualTo(tiers);
         assertThat(EndpointMap.Value.decode(new EndpointMap.Value(7, false, true, 0, 0).encode()).egress()).isEqualTo(EndpointMap.Judged.MISS_DENIED);
         assertThatThrownBy(() -> new EndpointMap.Value(7, false, false, 0, 0, "a".repeat(16))).isInstanceOf(IllegalArgumentException.class);

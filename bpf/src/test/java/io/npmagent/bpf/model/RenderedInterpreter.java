@@ -7,11 +7,12 @@ import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.model.IpAddress;
 
 /**
- * Reads rendered map contents the way tc_pod.c does, for one new connection: the endpoint of the local
- * pod at each end, the peer's class and atom by longest prefix, and the verdict of the longest policy
- * entry for that class, else for its atom (if any), else ANY, covering the protocol and port, else the
- * endpoint's verdict for a miss; for the node's own addresses, their own entries alone, admitted where
- * none covers the packet. Written from the C code, apart from the model and the evaluator.
+ * Reads rendered map contents the way tc_pod.c and policy.h do, for one new connection: the endpoint of
+ * the local pod at each end, the peer's class and atom by longest prefix; then the pod side's Admin tier
+ * table, its NetworkPolicy entries where they isolate it (a miss drops), its Baseline table, allow. Each
+ * lookup takes the longest entry for the class, else its atom (if any), else ANY, covering the protocol
+ * and port; for the node's own addresses, a table's entries for the node identity alone, and
+ * NetworkPolicy admits them. Written from the C code, apart from the model and the evaluator.
  */
 final class RenderedInterpreter {
     private final Rendered maps;
@@ -24,10 +25,7 @@ final class RenderedInterpreter {
         return side(src, dst, 1, protocol, port) && side(dst, src, 0, protocol, port);
     }
 
-    /**
-     * One program's verdict: at {@code self}'s interface, about {@code peer}: the longest entry for the
-     * peer's class, else for its atom, else for ANY, else the endpoint's verdict for a miss.
-     */
+    /** One program's verdict: at {@code self}'s interface, about {@code peer} (npm_admitted). */
     boolean side(IpAddress self, IpAddress peer, int direction, int protocol, int port) {
         Rendered.Endpoint ep = maps.endpoints().values().stream().filter(e -> e.ips().contains(self)).findFirst().orElse(null);
         if (ep == null) {
@@ -38,22 +36,37 @@ final class RenderedInterpreter {
             return true;
         }
         IpcacheMap.Value identity = identity(peer);
-        if (identity.identity() == BpfModel.HOST || (identity.identity() >= BpfModel.NODE_BASE && identity.identity() < 0x20000000)) {
-            // the node: its own entries only, admitted where none covers the packet
-            Integer own = lookup(ep.id(), direction, identity.identity(), protocol, port);
-            return own == null || own == PolicyMap.ALLOW;
+        if (identity.identity() == BpfModel.HOST) {
+            return true;
         }
-        Integer verdict = lookup(ep.id(), direction, identity.identity(), protocol, port);
+        boolean node = identity.identity() >= BpfModel.NODE_BASE && identity.identity() < 0x20000000;
+        int v = tier(ep.tiers().admin(direction), direction, identity, !node, protocol, port);
+        if (v != PolicyMap.NEXT) {
+            return v == PolicyMap.ALLOW;
+        }
+        if (judged != EndpointMap.Judged.MISS_ALLOWED) {
+            Integer own = lookup(ep.id(), direction, identity, true, protocol, port);
+            return node || (own != null && own == PolicyMap.ALLOW);
+        }
+        v = tier(ep.tiers().baseline(direction), direction, identity, !node, protocol, port);
+        return v == PolicyMap.NEXT || v == PolicyMap.ALLOW;
+    }
+
+    private int tier(int table, int direction, IpcacheMap.Value identity, boolean any, int protocol, int port) {
+        Integer v = table == 0 ? null : lookup(table, direction, identity, any, protocol, port);
+        return v == null ? PolicyMap.NEXT : v;
+    }
+
+    /** An owner's verdict for the peer: its class, else its atom, else ANY (if {@code any}); null on a miss. */
+    private Integer lookup(int owner, int direction, IpcacheMap.Value identity, boolean any, int protocol, int port) {
+        Integer verdict = lookup(owner, direction, identity.identity(), protocol, port);
         if (verdict == null && identity.atom() != IpcacheMap.NO_ATOM) {
-            verdict = lookup(ep.id(), direction, identity.atom(), protocol, port);
+            verdict = lookup(owner, direction, identity.atom(), protocol, port);
         }
-        if (verdict == null) {
-            verdict = lookup(ep.id(), direction, BpfModel.ANY, protocol, port);
+        if (verdict == null && any) {
+            verdict = lookup(owner, direction, BpfModel.ANY, protocol, port);
         }
-        if (verdict == null) {
-            return judged == EndpointMap.Judged.MISS_ALLOWED;
-        }
-        return verdict == PolicyMap.ALLOW;
+        return verdict;
     }
 
     /** The verdict of the longest entry for the key, as the LPM trie finds it; null on a miss. */

@@ -157,7 +157,10 @@ class TierRenderTest {
         assertThat(allowed(r, A, B, Protocol.TCP, 80)).as("accepted before the missing policy's place").isTrue();
         assertThat(allowed(r, A, B, Protocol.TCP, 81)).as("reaches it: denied").isFalse();
         assertThat(allowed(r, C, B, Protocol.UDP, 53)).as("any peer reaching it: denied").isFalse();
-        assertThat(r.endpoints().values()).singleElement().satisfies(ep -> assertThat(ep.ingress()).isEqualTo(Judged.MISS_DENIED));
+        Rendered.Endpoint ep = r.endpoints().values().iterator().next();
+        assertThat(ep.ingress()).as("no NetworkPolicy isolates b").isEqualTo(Judged.MISS_ALLOWED);
+        assertThat(r.policy()).as("the Admin table denies ANY wholly, at the missing policy's place")
+                .containsEntry(new PolicyEntry(ep.tiers().admin(0), 0, BpfModel.ANY, true, 0, 0, 0), PolicyMap.DENY);
         r = render(new TierPolicies(List.of(), List.of(), List.of("ghost"), List.of()), true);
         assertThat(allowed(r, A, B, Protocol.TCP, 80)).as("NetworkPolicy decides before a missing Baseline").isTrue();
         assertThat(allowed(r, C, B, Protocol.TCP, 80)).as("isolated").isFalse();
@@ -176,22 +179,26 @@ class TierRenderTest {
         int classOfA = r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(A)).identity();
         int atom = r.ipcache().get(io.npmagent.dataplane.model.Cidr.parse("10.0.0.0/8")).identity();
         assertThat(r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(A)).atom()).as("A's class falls back to its atom").isEqualTo(atom);
+        int table = r.endpoints().values().iterator().next().tiers().admin(0);
+        assertThat(table).as("b's ingress walks an Admin table").isGreaterThanOrEqualTo(BpfModel.TABLE_BASE);
         assertThat(r.policy()).as("8000-8100 as four aligned prefixes for the atom, which the classes in it fall back to")
-                .containsEntry(new PolicyEntry(1, 0, atom, false, 6, 8000, 10), PolicyMap.ALLOW)
-                .containsEntry(new PolicyEntry(1, 0, atom, false, 6, 8064, 11), PolicyMap.ALLOW)
-                .containsEntry(new PolicyEntry(1, 0, atom, false, 6, 8096, 14), PolicyMap.ALLOW)
-                .containsEntry(new PolicyEntry(1, 0, atom, false, 6, 8100, 16), PolicyMap.ALLOW)
-                .doesNotContainKey(new PolicyEntry(1, 0, classOfA, false, 6, 8100, 16));
+                .containsEntry(new PolicyEntry(table, 0, atom, false, 6, 8000, 10), PolicyMap.ALLOW)
+                .containsEntry(new PolicyEntry(table, 0, atom, false, 6, 8064, 11), PolicyMap.ALLOW)
+                .containsEntry(new PolicyEntry(table, 0, atom, false, 6, 8096, 14), PolicyMap.ALLOW)
+                .containsEntry(new PolicyEntry(table, 0, atom, false, 6, 8100, 16), PolicyMap.ALLOW)
+                .doesNotContainKey(new PolicyEntry(table, 0, classOfA, false, 6, 8100, 16));
         int classOfC = r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(C)).identity();
         assertThat(r.policy().keySet()).as("c: no selector names it, so it walks as its atom does: no entries")
                 .noneMatch(e -> e.identity() == classOfC);
-        assertThat(r.policy()).as("A on TCP 80: denied as ANY is (the NetworkPolicy's allow never reached), so no entry")
-                .doesNotContainKey(new PolicyEntry(1, 0, classOfA, false, 6, 80, 16));
-        assertThat(r.policy().values()).as("here every entry allows: ANY's verdict is the miss's").containsOnly(PolicyMap.ALLOW);
+        assertThat(r.policy()).as("A on TCP 80: the Admin Deny, whatever NetworkPolicy says")
+                .containsEntry(new PolicyEntry(table, 0, classOfA, false, 6, 80, 16), PolicyMap.DENY)
+                .as("and b's NetworkPolicy entry, which the Deny is tried before")
+                .containsEntry(new PolicyEntry(1, 0, classOfA, false, 6, 80, 16), PolicyMap.ALLOW);
+        Map<PolicyEntry, Integer> ofTable = new java.util.HashMap<>(r.policy());
+        ofTable.keySet().removeIf(e -> e.endpoint() != table);
         r = render(admin("deny-a", "accept-all"), false, denyA, acceptAll);
-        assertThat(r.policy()).as("not isolated: a miss allows, so A's Deny is an entry")
-                .containsEntry(new PolicyEntry(1, 0, r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(A)).identity(), false, 6, 80, 16),
-                        PolicyMap.DENY);
+        assertThat(r.endpoints().values().iterator().next().tiers().admin(0)).as("the same list: the same table").isEqualTo(table);
+        assertThat(r.policy()).as("not isolated: the table stays; b's NetworkPolicy entries go").isEqualTo(ofTable);
     }
 
     @Test
