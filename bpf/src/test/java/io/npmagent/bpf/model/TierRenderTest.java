@@ -244,6 +244,61 @@ class TierRenderTest {
     }
 
     /**
+     * #38: pods whose sides walk the same list share one tier table, its entries written once; a rule edit
+     * redoes the table and no pod; the table goes with the last pod that walks it.
+     */
+    @Test
+    void podsWalkingTheSameListShareOneTableWhichARuleEditRedoesAlone() {
+        CompiledClusterPolicy deny80 = ingress("deny-a", rule(RuleAction.DENY, List.of(SET_A), TCP_80));
+        DesiredState two = shared(deny80, admin("deny-a"), admin("deny-a"));
+        model.apply(DesiredDelta.of(two));
+        Rendered r = model.render();
+        int table = r.endpoints().get(TierStates.pod(1, id(1), List.of(), List.of(), TierPolicies.NONE).key()).tiers().admin(0);
+        assertThat(r.endpoints().values()).as("b and c, one Admin table").hasSize(2).allSatisfy(ep -> assertThat(ep.tiers().admin(0)).isEqualTo(table));
+        int classOfA = r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(A)).identity();
+        assertThat(r.policy()).as("one entry for both pods: A's class denied on TCP 80")
+                .containsExactly(Map.entry(new PolicyEntry(table, 0, classOfA, false, 6, 80, 16), PolicyMap.DENY));
+        assertThat(allowed(r, A, B, Protocol.TCP, 80)).isFalse();
+        assertThat(allowed(r, A, C, Protocol.TCP, 80)).isFalse();
+        assertThat(allowed(r, A, C, Protocol.TCP, 81)).isTrue();
+
+        CompiledClusterPolicy deny81 = ingress("deny-a", rule(RuleAction.DENY, List.of(SET_A), PortMatch.PortRange.single(Protocol.TCP, 81)));
+        DesiredState edited = shared(deny81, admin("deny-a"), admin("deny-a"));
+        model.apply(StateDiff.between(two, edited));
+        r = model.render();
+        assertThat(r.changes().pods()).as("a rule edit redoes no pod").isEmpty();
+        assertThat(r.changes().policy()).as("the table's entry for port 80 went, for 81 came")
+                .containsExactlyInAnyOrder(new PolicyEntry(table, 0, classOfA, false, 6, 80, 16), new PolicyEntry(table, 0, classOfA, false, 6, 81, 16));
+        assertThat(allowed(r, A, C, Protocol.TCP, 80)).isTrue();
+        assertThat(allowed(r, A, C, Protocol.TCP, 81)).isFalse();
+
+        DesiredState oneLeft = shared(deny81, admin("deny-a"), TierPolicies.NONE);
+        model.apply(StateDiff.between(edited, oneLeft));
+        r = model.render();
+        assertThat(r.policy()).as("b still walks it").containsOnlyKeys(new PolicyEntry(table, 0, classOfA, false, 6, 81, 16));
+        assertThat(allowed(r, A, C, Protocol.TCP, 81)).as("c no longer").isTrue();
+        DesiredState none = shared(deny81, TierPolicies.NONE, TierPolicies.NONE);
+        model.apply(StateDiff.between(oneLeft, none));
+        r = model.render();
+        assertThat(r.policy()).as("the table went with its last pod").isEmpty();
+        assertThat(allowed(r, A, B, Protocol.TCP, 81)).isTrue();
+    }
+
+    /** Local pods b and c with these tiers, a (in set A) remote; {@code policy} held. */
+    private static DesiredState shared(CompiledClusterPolicy policy, TierPolicies ofB, TierPolicies ofC) {
+        TreeMap<IdentityId, io.npmagent.dataplane.desired.Identity> ids = new TreeMap<>();
+        for (int i = 0; i < 3; i++) {
+            ids.put(id(i), identity(i, Map.of()));
+        }
+        TreeMap<PeerSetKey, SortedSet<IdentityId>> sets = new TreeMap<>();
+        sets.put(SET_A, new TreeSet<>(List.of(id(0))));
+        LocalPod b = TierStates.pod(1, id(1), List.of(), List.of(), ofB);
+        LocalPod c = TierStates.pod(2, id(2), List.of(), List.of(), ofC);
+        return new DesiredState(ids, new TreeMap<>(Map.of(A, id(0), B, id(1), C, id(2))), sets, new TreeMap<>(),
+                new TreeMap<>(Map.of(policy.name(), policy)), new TreeMap<>(Map.of(b.key(), b, c.key(), c)));
+    }
+
+    /**
      * #38: an egress Deny to a network holding many pods costs entries per atom, not per pod. The pods of
      * identities no selector names walk as their atom does, so they get no entries and coming into the
      * network touches none; a pod a selector names still gets its own verdict where it differs.
