@@ -169,7 +169,7 @@ public final class BpfModel {
     private int nextTable = TABLE_BASE;
     /** Entries a peer class's coming or going added or removed since the last render. */
     private final Set<PolicyEntry> dirtyEntries = new HashSet<>();
-    /** Every entry, with its verdict ({@link PolicyMap#ALLOW} or {@link PolicyMap#DENY}). */
+    /** Every entry of pods and tables, with its verdict ({@link PolicyMap#ALLOW}, {@link PolicyMap#DENY} or {@link PolicyMap#NEXT}). */
     private final Map<PolicyEntry, Integer> entries = new HashMap<>();
 
     /**
@@ -465,12 +465,8 @@ public final class BpfModel {
 
     /** Whether a policy of table {@code t} has a rule naming {@code set}. */
     private boolean names(TableKey t, PeerSetKey set) {
-        for (String name : t.names()) {
-            if (clusterPoliciesBySet.getOrDefault(set, Set.of()).contains(name)) {
-                return true;
-            }
-        }
-        return false;
+        Set<String> naming = clusterPoliciesBySet.getOrDefault(set, Set.of());
+        return t.names().stream().anyMatch(naming::contains);
     }
 
     /** The rows as a snapshot, for tests. */
@@ -580,11 +576,7 @@ public final class BpfModel {
      */
     private Set<PolicyEntry> renderPod(PodKey key) {
         Set<PolicyEntry> touched = new HashSet<>();
-        Map<PolicyEntry, Integer> was = entriesByPod.remove(key);
-        if (was != null) {
-            entries.keySet().removeAll(was.keySet());
-            touched.addAll(was.keySet());
-        }
+        unlist(entriesByPod.remove(key), touched);
         List<TableKey> before = tablesOfPod.remove(key);
         LocalPod pod = pods.get(key);
         if (pod == null) {
@@ -690,10 +682,7 @@ public final class BpfModel {
                 return false;
             }
             tableIds.remove(e.getKey());
-            table.byPeer.values().forEach(m -> {
-                entries.keySet().removeAll(m.keySet());
-                touched.addAll(m.keySet());
-            });
+            table.byPeer.values().forEach(m -> unlist(m, touched));
             return true;
         });
     }
@@ -706,10 +695,7 @@ public final class BpfModel {
      * node identities' entries alone count: where they are not NEXT).
      */
     private void renderTable(TableKey t, Table table, Set<PolicyEntry> touched) {
-        table.byPeer.values().forEach(m -> {
-            entries.keySet().removeAll(m.keySet());
-            touched.addAll(m.keySet());
-        });
+        table.byPeer.values().forEach(m -> unlist(m, touched));
         table.byPeer.clear();
         table.ofAtom.clear();
         table.any = walk(t, null, null, null).verdicts();
@@ -737,6 +723,14 @@ public final class BpfModel {
         }
     }
 
+    /** Takes an owner's entries ({@code made}, null: none) out of the map, noting them in {@code touched}. */
+    private void unlist(Map<PolicyEntry, Integer> made, Set<PolicyEntry> touched) {
+        if (made != null) {
+            entries.keySet().removeAll(made.keySet());
+            touched.addAll(made.keySet());
+        }
+    }
+
     /** What the lookup gives a class of {@code atom} without entries of its own: its atom's, else ANY's. */
     private static TierWalk.Verdicts fallback(Table table, Cidr atom) {
         return atom == null ? table.any : table.ofAtom.getOrDefault(atom, table.any);
@@ -760,11 +754,7 @@ public final class BpfModel {
      * the atoms' do not depend on pod identities.
      */
     private void walkClass(TableKey t, Table table, int cls, boolean present) {
-        Map<PolicyEntry, Integer> was = table.byPeer.remove(cls);
-        if (was != null) {
-            entries.keySet().removeAll(was.keySet());
-            dirtyEntries.addAll(was.keySet());
-        }
+        unlist(table.byPeer.remove(cls), dirtyEntries);
         if (present) {
             IdentityId id = identityOfClass.get(cls);
             Cidr atom = atomOfClass.get(cls);

@@ -3,8 +3,9 @@ package io.npmagent.bpf.model;
 import io.npmagent.bpf.maps.PolicyMap;
 
 /**
- * One entry the policy map should hold, in no particular copy of the state: an endpoint admits, in
- * one direction, from or to a peer identity, every protocol or one protocol's ports under a prefix.
+ * One entry the policy map should hold, in no particular copy of the state: what an endpoint (its
+ * NetworkPolicies) or a tier table ({@code endpoint} from {@code BpfModel.TABLE_BASE}) decides, in one
+ * direction, about a peer identity, for every protocol or one protocol's ports under a prefix.
  */
 public record PolicyEntry(int endpoint, int direction, int identity, boolean anyProtocol, int protocol, int port, int portBits) {
 
