@@ -1,5 +1,7 @@
 package io.npmagent.dataplane.backend;
 
+import io.npmagent.dataplane.flow.FlowSource;
+
 /**
  * Makes the kernel enforce the desired state, one batch at a time.
  *
@@ -53,6 +55,15 @@ public interface Backend extends AutoCloseable {
     /** Whether local pods' congestion controls ({@code LocalPod.congestion}) are applied; only the eBPF backend's are, given a cgroup root. */
     default boolean enforcesCongestion() {
         return false;
+    }
+
+    /**
+     * The backend's flow verdicts ({@code npm-agent flows}): its kernel's reports of denied (and, where
+     * enabled, allowed) flows with what decided them. Its {@link FlowSource#refs() refs} are written with
+     * every verdict from the first {@link #apply} on, whether or not reports are started.
+     */
+    default FlowSource flows() {
+        return FlowSource.NONE;
     }
 
     @Override

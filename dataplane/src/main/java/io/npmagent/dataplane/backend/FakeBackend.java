@@ -6,6 +6,7 @@ import io.npmagent.dataplane.desired.CompiledPolicy;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.desired.DesiredState;
 import io.npmagent.dataplane.desired.PeerSetKey;
+import io.npmagent.dataplane.flow.ReplayedFlows;
 import io.npmagent.dataplane.model.PolicyKey;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,6 +25,7 @@ import java.util.function.Predicate;
  * a bad rule: the way to test isolation of one bad policy among many.
  */
 public final class FakeBackend implements Backend {
+    private final ReplayedFlows flows = new ReplayedFlows();
     private DesiredState state = DesiredState.EMPTY;
     private final List<Batch> applied = new ArrayList<>();
     private Predicate<Batch.UnitKey> reject = key -> false;
@@ -128,6 +130,12 @@ public final class FakeBackend implements Backend {
     }
 
     /** What it holds now. */
+    /** Its flow source: tests hand it the reports a kernel would make. */
+    @Override
+    public ReplayedFlows flows() {
+        return flows;
+    }
+
     public synchronized DesiredState state() {
         return state;
     }

@@ -1,6 +1,8 @@
 package io.npmagent.dataplane.metrics;
 
 import io.npmagent.dataplane.backend.BackendStatus;
+import io.npmagent.dataplane.flow.Attribution;
+import io.npmagent.dataplane.flow.FlowRecord;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.Gauge;
@@ -54,9 +56,14 @@ public final class Metrics {
     /** Entries in each eBPF map (both copies of the state) and how full it is (entries / max_entries). */
     public final Gauge bpfMapEntries;
     public final Gauge bpfMapPressure;
+    /** Packets of flows the kernel reported (flow verdicts), per what decided them; no address or port labels. */
+    public final Counter flowPackets;
+    /** Flows the kernel reported for the first time, per what decided them. */
+    public final Counter flows;
     private volatile Supplier<Map<List<String>, long[]>> dropSource = Map::of;
     private volatile Supplier<Map<List<String>, long[]>> bandwidthSource = Map::of;
     private volatile Supplier<long[]> congestionSource = () -> new long[2];
+    private volatile Supplier<Map<String, Long>> flowLossSource = Map::of;
 
     public Metrics(PrometheusRegistry registry) {
         iptablesRestoreLatency = Histogram.builder()
@@ -165,6 +172,26 @@ public final class Metrics {
                 .help("How full an eBPF map is: entries over max_entries.")
                 .labelNames("map")
                 .register(registry);
+        flowPackets = Counter.builder()
+                .name("npm_flow_packets_total")
+                .help("Packets of the flows the kernel reported (denied flows, and allowed ones where enabled), per verdict, reason, "
+                        + "direction and what decided: kind, policy_namespace, policy, tier and rule (a rule's index; isolation: a "
+                        + "NetworkPolicy default deny, counted under each policy that isolates the pod).")
+                .labelNames("verdict", "reason", "direction", "kind", "policy_namespace", "policy", "tier", "rule")
+                .register(registry);
+        flows = Counter.builder()
+                .name("npm_flows_total")
+                .help("Flows the kernel reported for the first time, labelled as npm_flow_packets_total.")
+                .labelNames("verdict", "reason", "direction", "kind", "policy_namespace", "policy", "tier", "rule")
+                .register(registry);
+        CounterWithCallback.builder()
+                .name("npm_flow_reports_lost_total")
+                .help("Flow reports the kernel could not deliver, per why: rate (over the per-CPU rate limit), buffer (the ring "
+                        + "buffer or netlink queue full), evicted (a flow record pushed out before its counts were read). The packets "
+                        + "themselves were judged as always; only their report is missing.")
+                .labelNames("why")
+                .callback(cb -> flowLossSource.get().forEach((why, n) -> cb.call(n, why)))
+                .register(registry);
         perPodCounter(registry, "npm_bpf_policy_drops_total", "Packets the eBPF programs dropped by policy, per local pod and direction.",
                 () -> dropSource, 0);
         perPodCounter(registry, "npm_bpf_policy_dropped_bytes_total", "Bytes the eBPF programs dropped by policy, per local pod and direction.",
@@ -232,6 +259,29 @@ public final class Metrics {
      */
     public void bandwidthFrom(Supplier<Map<List<String>, long[]>> source) {
         bandwidthSource = source;
+    }
+
+    /** Counts what one report added to a flow ({@link io.npmagent.dataplane.flow.FlowLog.Counter}). */
+    public void countFlow(FlowRecord flow, long packets, long bytes) {
+        String verdict = flow.verdict().name().toLowerCase();
+        String reason = flow.reason() == null ? "" : flow.reason().label();
+        String direction = flow.direction().apiName().toLowerCase();
+        Attribution a = flow.attribution();
+        String kind = a == null ? "" : a.kind();
+        String tier = a == null || a.tier() == null ? "" : a.tier().apiName();
+        List<List<String>> series = a == null || a.series().isEmpty() ? List.of(List.of("", "", "")) : a.series();
+        for (List<String> s : series) {
+            String[] labels = {verdict, reason, direction, kind, s.get(0), s.get(1), tier, s.get(2)};
+            flowPackets.labelValues(labels).inc(packets);
+            if (flow.reports() == 1) {
+                flows.labelValues(labels).inc();
+            }
+        }
+    }
+
+    /** Where {@code npm_flow_reports_lost_total{why}} is read from: per why, reports lost since the backend started. */
+    public void flowLossFrom(Supplier<Map<String, Long>> source) {
+        flowLossSource = source;
     }
 
     /** Where {@code npm_tcp_congestion_total{result}} is read from: connections set, and refused. */

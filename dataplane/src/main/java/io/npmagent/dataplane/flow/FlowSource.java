@@ -1,0 +1,39 @@
+package io.npmagent.dataplane.flow;
+
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * A backend's flow verdicts: its kernel's reports, read on a thread of the source's own and handed to a
+ * sink ({@link FlowLog#record}), and the {@link AttributionRefs} its kernel state was written with, which
+ * decode them. Reading never slows the datapath: what the reader cannot take in time is counted lost.
+ */
+public interface FlowSource extends AutoCloseable {
+    /** A backend without flow verdicts (the fake one). */
+    FlowSource NONE = new FlowSource() {
+        @Override
+        public AttributionRefs refs() {
+            return new AttributionRefs();
+        }
+
+        @Override
+        public void start(FlowSettings settings, Consumer<FlowReport> sink) {}
+
+        @Override
+        public Map<String, Long> lost() {
+            return Map.of();
+        }
+    };
+
+    /** The numbers the backend writes beside its verdicts. */
+    AttributionRefs refs();
+
+    /** Starts reporting as the settings say, until closed; called at most once. */
+    void start(FlowSettings settings, Consumer<FlowReport> sink);
+
+    /** Reports lost since start, per why ({@code rate}, {@code buffer}, {@code evicted}). */
+    Map<String, Long> lost();
+
+    @Override
+    default void close() {}
+}
