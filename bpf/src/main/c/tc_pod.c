@@ -3,9 +3,11 @@
  * and the egress program that tells their TCP to slow down before the rate limit drops (backpressure.h). A packet's verdict
  * is decided in npm_verdict(): replies and established flows pass, and so do ICMP errors about them
  * (ct.h); otherwise, if the direction is judged for the pod (endpoint.h: NetworkPolicy isolates it or a
- * ClusterNetworkPolicy selects it), npm_admitted() (policy.h) decides on the peer's class, atom and ANY
+ * ClusterNetworkPolicy selects it), npm_judge() (policy.h) decides on the peer's class, atom and ANY
  * (peers.h): the pod's Admin tier table, its NetworkPolicy entries where they isolate it, its Baseline
- * table, in the copy of the state packets read now (state.h); what they deny is dropped and counted (drop.h). The node itself is admitted unless a
+ * table, in the copy of the state packets read now (state.h); what they deny is dropped and counted (drop.h)
+ * and, with what decided it, reported as a flow verdict (verdicts.h), as is what they allow where
+ * enabled. The node itself is admitted unless a
  * ClusterNetworkPolicy egress rule holding its address denies it (NetworkPolicy never cuts a pod from its
  * node); a pod reaching itself through its Service is a peer like any other. Egress to an address that is no pod
  * is judged in npm_forward() instead, after kube-proxy's DNAT; new connections through a Service to a
@@ -19,6 +21,7 @@
 #include "lib/policy.h"
 #include "lib/ct.h"
 #include "lib/drop.h"
+#include "lib/verdicts.h"
 #include "lib/bandwidth.h"
 #include "lib/forward.h"
 #include "lib/congestion.h"
@@ -58,8 +61,13 @@ static __always_inline int npm_verdict(struct __sk_buff *skb, __u8 direction, st
             npm_defer(skb, &p); /* judged by npm_forward(), which remembers what it admits */
             return NPM_PASS;
         }
-        if (!npm_admitted(version, direction, ep, id.identity, id.atom, &p))
+        __u32 j = npm_judge(version, direction, ep, id.identity, id.atom, &p);
+        if ((j & NPM_VERDICT_MASK) != NPM_VERDICT_ALLOW) {
+            npm_verdict_report(endpoint, direction, NPM_FLOW_DENIED, NPM_REASON_POLICY, j >> NPM_REF_SHIFT, NPM_REPORTER_TC, &p, NULL,
+                               skb->len);
             return npm_drop(endpoint, direction, skb);
+        }
+        npm_verdict_report(endpoint, direction, NPM_FLOW_ALLOWED, 0, j >> NPM_REF_SHIFT, NPM_REPORTER_TC, &p, NULL, skb->len);
     }
     npm_ct_create(endpoint, direction, &p);
     return NPM_PASS;
@@ -99,14 +107,22 @@ static __always_inline int npm_forward_egress(struct bpf_nf_ctx *ctx, __u8 versi
     __u32 from = npm_deferred_from(sent);
     struct npm_endpoint_key ek = { .ifindex = from ? from : (in ? in->ifindex : 0), .version = version };
     struct npm_endpoint *ep = bpf_map_lookup_elem(&npm_endpoints, &ek);
-    if (!ep)
+    const struct npm_packet *service = npm_translated(sent, now) ? sent : NULL;
+    __u32 len = ctx->skb->len;
+    if (!ep) {
+        npm_verdict_report(0, NPM_EGRESS, NPM_FLOW_DENIED, NPM_REASON_NO_CONNECTION_STATE, 0, NPM_REPORTER_NETFILTER, now, service, len);
         return NPM_NF_DROP;
+    }
     if (ep->judged[NPM_EGRESS]) {
         struct npm_peer peer = npm_identity(version, now->family, now->daddr);
-        if (!npm_admitted(version, NPM_EGRESS, ep, peer.identity, peer.atom, now)) {
-            npm_count_drop(ep->id, NPM_EGRESS, ctx->skb->len);
+        __u32 j = npm_judge(version, NPM_EGRESS, ep, peer.identity, peer.atom, now);
+        if ((j & NPM_VERDICT_MASK) != NPM_VERDICT_ALLOW) {
+            npm_verdict_report(ep->id, NPM_EGRESS, NPM_FLOW_DENIED, NPM_REASON_POLICY, j >> NPM_REF_SHIFT, NPM_REPORTER_NETFILTER, now,
+                               service, len);
+            npm_count_drop(ep->id, NPM_EGRESS, len);
             return NPM_NF_DROP;
         }
+        npm_verdict_report(ep->id, NPM_EGRESS, NPM_FLOW_ALLOWED, 0, j >> NPM_REF_SHIFT, NPM_REPORTER_NETFILTER, now, service, len);
     }
     npm_ct_create(ep->id, NPM_EGRESS, sent);
     return NPM_NF_ACCEPT;
@@ -129,10 +145,15 @@ static __always_inline int npm_forward_ingress(struct bpf_nf_ctx *ctx, __u8 vers
     if (!ep || !ep->judged[NPM_INGRESS] || !npm_translated(sent, now))
         return NPM_NF_ACCEPT;
     struct npm_peer peer = npm_identity(version, now->family, now->saddr);
-    if (!npm_admitted(version, NPM_INGRESS, ep, peer.identity, peer.atom, now)) {
-        npm_count_drop(ep->id, NPM_INGRESS, ctx->skb->len);
+    __u32 j = npm_judge(version, NPM_INGRESS, ep, peer.identity, peer.atom, now);
+    __u32 len = ctx->skb->len;
+    if ((j & NPM_VERDICT_MASK) != NPM_VERDICT_ALLOW) {
+        npm_verdict_report(ep->id, NPM_INGRESS, NPM_FLOW_DENIED, NPM_REASON_POLICY, j >> NPM_REF_SHIFT, NPM_REPORTER_NETFILTER, now, sent,
+                           len);
+        npm_count_drop(ep->id, NPM_INGRESS, len);
         return NPM_NF_DROP;
     }
+    npm_verdict_report(ep->id, NPM_INGRESS, NPM_FLOW_ALLOWED, 0, j >> NPM_REF_SHIFT, NPM_REPORTER_NETFILTER, now, sent, len);
     return NPM_NF_ACCEPT;
 }
 

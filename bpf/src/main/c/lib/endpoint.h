@@ -32,6 +32,7 @@ struct npm_endpoint {
     __u64 rate[2];    /* bits per second by direction, 0: no limit (bandwidth.h) */
     char congestion[NPM_TCP_CA_NAME_MAX]; /* NUL-terminated; empty: the namespace's default (congestion.h) */
     __u32 tiers[2][2]; /* by direction, then NPM_TIER_ADMIN, NPM_TIER_BASELINE: table numbers, 0: none */
+    __u32 isolation[2]; /* by direction: the number of the NetworkPolicies isolating the pod (verdicts.h), 0: none */
 };
 
 struct {

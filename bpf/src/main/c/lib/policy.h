@@ -7,7 +7,7 @@
  *    policies in priority order, shared by every pod side that walks the same list; each entry carries the
  *    tier's verdict for what it covers (ALLOW, DENY, or NEXT: a Pass rule, on to the next part), which
  *    the agent computes: the order of policies and rules (priority) lives in the agent alone, never here.
- * npm_admitted() walks them: Admin; then, where NetworkPolicy isolates the pod, its entries decide; else
+ * npm_judge() walks them: Admin; then, where NetworkPolicy isolates the pod, its entries decide; else
  * Baseline; then allow. In each lookup the peer's class is tried first, then its atom (peers.h; an address
  * in an ipBlock atom that only the atom's rules name needs no entry of its own), then ANY; where none hits,
  * the tier hands on and NetworkPolicy denies. */
@@ -29,14 +29,18 @@ struct npm_policy_key {
     __be16 port;
 };
 
-/* npm_policy_value.verdict. An agent before tiers wrote 1 (admitted) in every entry. Anything else
- * denies (fail closed); NEXT only in a tier table's entries. */
+/* npm_policy_value.verdict: the verdict in its low two bits, and above them the number of what decides
+ * it (verdicts.h: the attribution a flow report carries; 0 for none). An agent before tiers wrote 1
+ * (admitted, no number) in every entry, as NetworkPolicy entries still are. A verdict other than ALLOW
+ * or NEXT denies (fail closed); NEXT only in a tier table's entries. */
 #define NPM_VERDICT_ALLOW 1
 #define NPM_VERDICT_DENY 2
 #define NPM_VERDICT_NEXT 3
+#define NPM_VERDICT_MASK 3
+#define NPM_REF_SHIFT 2
 
 struct npm_policy_value {
-    __u32 verdict; /* NPM_VERDICT_* */
+    __u32 verdict; /* NPM_VERDICT_* | ref << NPM_REF_SHIFT */
 };
 
 struct {
@@ -76,7 +80,7 @@ static __always_inline __u32 npm_lookup(__u8 version, __u8 direction, __u32 owne
     return v ? v->verdict : 0;
 }
 
-/* A tier's verdict: its table's entry, or NEXT (no table, or none covers the packet). */
+/* A tier's verdict (with its number): its table's entry, or NEXT (no table, or none covers the packet). */
 static __always_inline __u32 npm_tier(__u8 version, __u8 direction, __u32 table, __u32 identity, __u32 atom, int any,
                                       const struct npm_packet *p)
 {
@@ -90,25 +94,36 @@ static __always_inline int npm_is_node(__u32 identity)
     return identity == NPM_IDENTITY_HOST || (identity >= NPM_IDENTITY_NODE_BASE && identity < NPM_IDENTITY_POD_CLASS_BASE);
 }
 
-/* Whether the pod side admits the peer: the Admin table; then, where NetworkPolicy isolates the pod, its
- * entries (a miss drops); else the Baseline table; then allow. A tier's value other than ALLOW or NEXT
- * denies. The node's own addresses: NetworkPolicy always admits them (kubelet's probes, node-local
- * services), and only a tier's entries for the node identity itself count (ClusterNetworkPolicy egress
- * rules whose networks hold the node's address); HOST, in no such prefix, is admitted. */
-static __always_inline int npm_admitted(__u8 version, __u8 direction, const struct npm_endpoint *ep, __u32 identity, __u32 atom,
-                                        const struct npm_packet *p)
+/* A final tier verdict: ALLOW as it is, anything else a DENY keeping its number. */
+static __always_inline __u32 npm_final(__u32 v)
+{
+    return (v & NPM_VERDICT_MASK) == NPM_VERDICT_ALLOW ? v : NPM_VERDICT_DENY | (v & ~NPM_VERDICT_MASK);
+}
+
+/* What the pod side does with the peer, ALLOW or DENY with the number of what decided: the Admin table;
+ * then, where NetworkPolicy isolates the pod, its entries (a miss drops: the number is the pod's
+ * isolation's, every policy that isolates it); else the Baseline table; then allow. A tier's value other
+ * than ALLOW or NEXT denies. The node's own addresses: NetworkPolicy always admits them (kubelet's probes,
+ * node-local services), and only a tier's entries for the node identity itself count (ClusterNetworkPolicy
+ * egress rules whose networks hold the node's address); HOST, in no such prefix, is admitted. */
+static __always_inline __u32 npm_judge(__u8 version, __u8 direction, const struct npm_endpoint *ep, __u32 identity, __u32 atom,
+                                       const struct npm_packet *p)
 {
     if (identity == NPM_IDENTITY_HOST)
-        return 1;
+        return NPM_VERDICT_ALLOW;
     int node = npm_is_node(identity);
     const __u32 *tiers = ep->tiers[direction & 1];
     __u32 v = npm_tier(version, direction, tiers[NPM_TIER_ADMIN], identity, atom, !node, p);
-    if (v != NPM_VERDICT_NEXT)
-        return v == NPM_VERDICT_ALLOW;
-    if (ep->judged[direction & 1] != NPM_JUDGED_MISS_ALLOWED) /* isolated by NetworkPolicy */
-        return node || npm_lookup(version, direction, ep->id, identity, atom, 1, p) == NPM_VERDICT_ALLOW;
+    if ((v & NPM_VERDICT_MASK) != NPM_VERDICT_NEXT)
+        return npm_final(v);
+    if (ep->judged[direction & 1] != NPM_JUDGED_MISS_ALLOWED) { /* isolated by NetworkPolicy */
+        if (node)
+            return NPM_VERDICT_ALLOW;
+        v = npm_lookup(version, direction, ep->id, identity, atom, 1, p);
+        return (v & NPM_VERDICT_MASK) == NPM_VERDICT_ALLOW ? v : NPM_VERDICT_DENY | ep->isolation[direction & 1] << NPM_REF_SHIFT;
+    }
     v = npm_tier(version, direction, tiers[NPM_TIER_BASELINE], identity, atom, !node, p);
-    return v == NPM_VERDICT_NEXT || v == NPM_VERDICT_ALLOW;
+    return (v & NPM_VERDICT_MASK) == NPM_VERDICT_NEXT ? NPM_VERDICT_ALLOW : npm_final(v);
 }
 
 #endif

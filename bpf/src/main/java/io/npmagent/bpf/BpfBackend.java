@@ -15,6 +15,7 @@ import io.npmagent.bpf.maps.LocalAddressMap;
 import io.npmagent.bpf.maps.IpcacheMap;
 import io.npmagent.bpf.maps.PolicyMap;
 import io.npmagent.bpf.maps.StateMap;
+import io.npmagent.bpf.maps.VerdictMaps;
 import io.npmagent.bpf.model.BpfModel;
 import io.npmagent.bpf.model.Rendered;
 import io.npmagent.dataplane.backend.Backend;
@@ -22,6 +23,8 @@ import io.npmagent.dataplane.backend.BackendException;
 import io.npmagent.dataplane.backend.BackendStatus;
 import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.bandwidth.BandwidthSettings;
+import io.npmagent.dataplane.flow.AttributionRefs;
+import io.npmagent.dataplane.flow.FlowSource;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.model.IpAddress;
@@ -80,7 +83,10 @@ public final class BpfBackend implements Backend {
             + "egress to addresses that are no pod is judged before DNAT, so a policy admitting a Service's pods does not admit its ClusterIP";
 
     private final Kernel kernel;
-    private final BpfModel model = new BpfModel();
+    /** The numbers written beside verdicts ({@link BpfModel}), which the flow reports carry back. */
+    private final AttributionRefs refs = new AttributionRefs();
+    private final BpfModel model = new BpfModel(refs);
+    private final BpfFlows flows;
     private final VersionedMaps maps;
     private final PodPlacer placer;
     private final LocalPods pods = new LocalPods();
@@ -105,7 +111,7 @@ public final class BpfBackend implements Backend {
     }
 
     private record Parts(Kernel kernel, VersionedMaps maps, PodPlacer placer, Attachments.Hooks hooks, PodCounters counters,
-            boolean setAside) {}
+            BpfFlows.Maps flows, boolean setAside) {}
 
     /**
      * Loads the programs and adopts or creates the pinned maps.
@@ -129,7 +135,7 @@ public final class BpfBackend implements Backend {
 
     /** Over maps, placement and hooks of the caller's (unit tests: in-memory maps, a table of interfaces). */
     BpfBackend(VersionedMaps maps, PodPlacer placer, Attachments.Hooks hooks, PodCounters counters, Metrics metrics) {
-        this(new Parts(Kernel.NONE, maps, placer, hooks, counters, false), metrics);
+        this(new Parts(Kernel.NONE, maps, placer, hooks, counters, null, false), metrics);
     }
 
     private BpfBackend(Parts parts, Metrics metrics) {
@@ -138,6 +144,7 @@ public final class BpfBackend implements Backend {
         this.placer = parts.placer();
         this.attachments = new Attachments(parts.hooks());
         this.counters = parts.counters();
+        this.flows = new BpfFlows(refs, parts.flows());
         this.setAside = parts.setAside();
         metrics.policyDropsFrom(counters::drops);
         metrics.bandwidthFrom(counters::bandwidth);
@@ -168,6 +175,7 @@ public final class BpfBackend implements Backend {
         BpfProgram sockOps;
         BpfMap tcpStats;
         BpfProgram podEgress;
+        BpfFlows.Maps flows;
         try (BpfObject object = BpfObject.open(BpfObject.resource(OBJECT), "npm_agent", pinDir)) {
             setAside = !PinnedMaps.setAsideIncompatible(object, pinDir).isEmpty();
             object.prepareProgram(ForwardHooks.PROGRAM, netfilter, NetfilterLink.PROG_TYPE_NETFILTER, NetfilterLink.ATTACH_NETFILTER);
@@ -188,6 +196,8 @@ public final class BpfBackend implements Backend {
             tcpStats = object.map(CongestionHook.STATS);
             podEgress = object.program(POD_EGRESS);
             forwardHooks = object.map(ForwardHooks.MAP);
+            flows = new BpfFlows.Maps(object.map(VerdictMaps.CONFIG), object.map(VerdictMaps.FLOWS), object.map(VerdictMaps.EVENTS),
+                    object.map(VerdictMaps.LOST));
             if (netfilter) {
                 forwardProgram = object.program(ForwardHooks.PROGRAM);
             }
@@ -230,7 +240,7 @@ public final class BpfBackend implements Backend {
         return new Parts(new Kernel(pinDir, netnsName, netns, ip, forward, congestion, backPressure, handles),
                 new VersionedMaps(state, endpoints, local, ipcache, policy, metrics),
                 new PodInterfaces(new InterfaceResolver(ip)), new TcHooks(netns, fromPod, toPod, bandwidth.bigTcp() ? new BigTcp() : null),
-                new PodCounters(drops, bandwidthStats), setAside);
+                new PodCounters(drops, bandwidthStats), flows, setAside);
     }
 
     /** Pins this run's program where the last run's was (for bpftool and for uninstall to find). */
@@ -367,8 +377,15 @@ public final class BpfBackend implements Backend {
         return Set.copyOf(pods.unplaced());
     }
 
+    /** The programs' flow verdicts, with the numbers this backend writes beside its verdicts. */
+    @Override
+    public FlowSource flows() {
+        return flows;
+    }
+
     @Override
     public synchronized void close() {
+        flows.close();
         closeHandles();
     }
 

@@ -49,7 +49,8 @@ final class LocalPods {
                 interfaceOfPod.put(pod, ifindex);
                 podOfInterface.put(ifindex, pod);
                 maps.putEndpoint(ifindex, new EndpointMap.Value(ep.id(), ep.ingress(), ep.egress(),
-                        ep.bandwidth().ingressBitsPerSecond(), ep.bandwidth().egressBitsPerSecond(), ep.congestion(), ep.tiers()));
+                        ep.bandwidth().ingressBitsPerSecond(), ep.bandwidth().egressBitsPerSecond(), ep.congestion(), ep.tiers(),
+                        ep.isolation()));
                 touched.add(ifindex);
                 addressesOfPod.put(pod, ep.ips());
                 for (IpAddress a : ep.ips()) {

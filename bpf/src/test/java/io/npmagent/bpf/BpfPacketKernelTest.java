@@ -62,6 +62,16 @@ class BpfPacketKernelTest {
     }
 
     @Test
+    void flowVerdictsNameWhatDecided() {
+        PacketScenarios.flowVerdictsNameWhatDecided(net, backend(net));
+    }
+
+    @Test
+    void flowReportsStayWithinTheirRate() {
+        PacketScenarios.flowReportsStayWithinTheirRate(net, backend(net));
+    }
+
+    @Test
     void tiersDecideAroundNetworkPolicy() {
         PacketScenarios.tiersDecideAroundNetworkPolicy(net, backend(net));
     }

@@ -224,7 +224,7 @@ class InMemoryBackendPropertyTest {
 
         /** What a model of its own renders for the whole cluster, with this node's interfaces and address. */
         Map<String, Object> scratch(PolicyCompiler compiler) {
-            BpfModel fresh = new BpfModel();
+            BpfModel fresh = new BpfModel(backend.flows().refs()); // the same attributions, so the same numbers
             fresh.nodeAddresses(Set.of(NODE));
             fresh.apply(DesiredDelta.of(compiler.snapshot()));
             Rendered r = fresh.render();

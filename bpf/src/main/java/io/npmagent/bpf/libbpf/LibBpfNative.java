@@ -123,6 +123,14 @@ final class LibBpfNative {
 
         /** Returns the previous callback; see {@link LibBpfLog}. */
         Pointer libbpf_set_print(LibBpfLog.PrintFn fn);
+
+        // Ring buffers (BPF_MAP_TYPE_RINGBUF), read by the caller's thread; see {@link RingBuffer}.
+        @SaveError
+        Pointer ring_buffer__new(int mapFd, RingBuffer.SampleFn sample, Pointer ctx, Pointer opts);
+
+        int ring_buffer__consume(Pointer rb);
+
+        void ring_buffer__free(Pointer rb);
     }
 
     /** Tried in order: the unversioned name a -dev package installs, then the runtime package's soname. */

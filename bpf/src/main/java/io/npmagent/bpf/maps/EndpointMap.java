@@ -8,7 +8,7 @@ public final class EndpointMap {
     public static final String NAME = "npm_endpoints";
     public static final int MAX_ENTRIES = 4096;
     public static final int KEY_SIZE = 8;
-    public static final int VALUE_SIZE = 56;
+    public static final int VALUE_SIZE = 64;
     /** TCP_CA_NAME_MAX: a congestion control's name with its NUL. */
     public static final int CONGESTION_SIZE = 16;
 
@@ -77,15 +77,31 @@ public final class EndpointMap {
     }
 
     /**
+     * npm_endpoint.isolation: per direction, the number ({@code AttributionRefs}) of the NetworkPolicies that
+     * isolate the pod, which a default deny's flow report carries (0: none, or not isolated).
+     */
+    public record Isolation(int ingress, int egress) {
+        public static final Isolation NONE = new Isolation(0, 0);
+
+        public int of(int direction) {
+            return direction == 0 ? ingress : egress;
+        }
+    }
+
+    /**
      * struct npm_endpoint: the endpoint id, by direction (0 ingress, 1 egress) whether it is judged and
      * what a miss gets there, its rate limits in bits per second (0: none), the congestion control
      * its TCP connections get (null: the default; an ASCII name of at most 15 characters, NUL-padded) and
-     * its ClusterNetworkPolicy tier tables.
+     * its ClusterNetworkPolicy tier tables and its isolation's numbers.
      */
-    public record Value(int id, Judged ingress, Judged egress, long ingressRate, long egressRate, String congestion, Tiers tiers) {
+    public record Value(int id, Judged ingress, Judged egress, long ingressRate, long egressRate, String congestion, Tiers tiers,
+            Isolation isolation) {
         public Value {
             if (tiers == null) {
                 throw new IllegalArgumentException("tiers must be set (Tiers.NONE: none)");
+            }
+            if (isolation == null) {
+                throw new IllegalArgumentException("isolation must be set (Isolation.NONE: none)");
             }
             if (ingress == null || egress == null) {
                 throw new IllegalArgumentException("judged must be set for both directions");
@@ -94,6 +110,11 @@ public final class EndpointMap {
                     || !congestion.chars().allMatch(c -> c > ' ' && c < 0x7f))) {
                 throw new IllegalArgumentException("not a congestion control name: " + congestion);
             }
+        }
+
+        /** An endpoint whose default denies carry no number. */
+        public Value(int id, Judged ingress, Judged egress, long ingressRate, long egressRate, String congestion, Tiers tiers) {
+            this(id, ingress, egress, ingressRate, egressRate, congestion, tiers, Isolation.NONE);
         }
 
         /** An endpoint no ClusterNetworkPolicy selects. */
@@ -119,7 +140,8 @@ public final class EndpointMap {
             }
             return Bytes.writer(VALUE_SIZE).putInt(id).put((byte) ingress.ordinal()).put((byte) egress.ordinal())
                     .put(new byte[2]).putLong(ingressRate).putLong(egressRate).put(name)
-                    .putInt(tiers.ingressAdmin()).putInt(tiers.ingressBaseline()).putInt(tiers.egressAdmin()).putInt(tiers.egressBaseline()).array();
+                    .putInt(tiers.ingressAdmin()).putInt(tiers.ingressBaseline()).putInt(tiers.egressAdmin()).putInt(tiers.egressBaseline())
+                    .putInt(isolation.ingress()).putInt(isolation.egress()).array();
         }
 
         public static Value decode(byte[] bytes) {
@@ -137,14 +159,16 @@ public final class EndpointMap {
             String congestion = len == 0 ? null : new String(bytes, 24, len, StandardCharsets.US_ASCII);
             b.position(24 + CONGESTION_SIZE);
             Tiers tiers = new Tiers(b.getInt(), b.getInt(), b.getInt(), b.getInt());
-            return new Value(id, ingress, egress, ingressRate, egressRate, congestion, tiers);
+            Isolation isolation = new Isolation(b.getInt(), b.getInt());
+            return new Value(id, ingress, egress, ingressRate, egressRate, congestion, tiers, isolation);
         }
 
         @Override
         public String toString() {
             return "endpoint " + id + judged(" ingress", ingress) + judged(" egress", egress)
                     + (ingressRate != 0 ? " ingress " + ingressRate + " bit/s" : "") + (egressRate != 0 ? " egress " + egressRate + " bit/s" : "")
-                    + (congestion != null ? " tcp " + congestion : "") + (tiers.equals(Tiers.NONE) ? "" : " " + tiers);
+                    + (congestion != null ? " tcp " + congestion : "") + (tiers.equals(Tiers.NONE) ? "" : " " + tiers)
+                    + (isolation.equals(Isolation.NONE) ? "" : " isolation " + isolation.ingress() + "/" + isolation.egress());
         }
 
         private static String judged(String direction, Judged j) {

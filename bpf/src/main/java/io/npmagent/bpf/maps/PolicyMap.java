@@ -89,6 +89,31 @@ public final class PolicyMap {
     /** NPM_VERDICT_NEXT, in a tier table's entries only: the tier passes the packet on (a {@code Pass} rule). */
     public static final int NEXT = 3;
 
+    /** The low bits of a value that hold the verdict; the number of what decides it ({@code AttributionRefs}) is above them. */
+    public static final int VERDICT_MASK = 3;
+    public static final int REF_SHIFT = 2;
+    /** The largest number a value can carry. */
+    public static final int MAX_REF = (1 << (32 - REF_SHIFT)) - 1;
+
+    /** A value's int: the verdict and the number of what decides it (0: none). */
+    public static int packed(int verdict, int ref) {
+        if (ref < 0 || ref > MAX_REF) {
+            throw new IllegalArgumentException("attribution number out of range: " + ref);
+        }
+        return ref << REF_SHIFT | verdict;
+    }
+
+    /** The verdict of a value's int ({@link #ALLOW}, {@link #DENY}, {@link #NEXT}). */
+    public static int verdictOf(int packed) {
+        return packed & VERDICT_MASK;
+    }
+
+    /** The attribution number of a value's int. */
+    public static int refOf(int packed) {
+        return packed >>> REF_SHIFT;
+    }
+
+    /** struct npm_policy_value of a value's int ({@link #packed}: a verdict alone is one with no number). */
     public static byte[] value(int verdict) {
         return Bytes.writer(VALUE_SIZE).putInt(verdict).array();
     }

@@ -15,6 +15,9 @@ import io.npmagent.dataplane.desired.IdentityId;
 import io.npmagent.dataplane.desired.LocalPod;
 import io.npmagent.dataplane.desired.PeerSetKey;
 import io.npmagent.dataplane.desired.PortMatch;
+import io.npmagent.dataplane.eval.ClusterRuleRef;
+import io.npmagent.dataplane.flow.Attribution;
+import io.npmagent.dataplane.flow.AttributionRefs;
 import io.npmagent.dataplane.model.Cidr;
 import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
@@ -107,6 +110,8 @@ public final class BpfModel {
     /** Tier tables take the policy map's owner field from here; local pods' endpoint ids count from 1. */
     static final int TABLE_BASE = 0x40000000;
 
+    /** The numbers written beside verdicts, which flow reports carry back (verdicts.h). */
+    private final AttributionRefs refs;
     private final Map<IdentityId, Identity> identities = new HashMap<>();
     private final Map<IpAddress, IdentityId> addresses = new HashMap<>();
     private final Map<PeerSetKey, Set<IdentityId>> sets = new HashMap<>();
@@ -171,6 +176,21 @@ public final class BpfModel {
     private final Set<PolicyEntry> dirtyEntries = new HashSet<>();
     /** Every entry of pods and tables, with its verdict ({@link PolicyMap#ALLOW}, {@link PolicyMap#DENY} or {@link PolicyMap#NEXT}). */
     private final Map<PolicyEntry, Integer> entries = new HashMap<>();
+
+    /** A model whose attribution numbers are its own. */
+    public BpfModel() {
+        this(new AttributionRefs());
+    }
+
+    /** A model writing the numbers {@code refs} gives (the backend's, which its flow reports decode with). */
+    public BpfModel(AttributionRefs refs) {
+        this.refs = refs;
+    }
+
+    /** The numbers this model writes beside verdicts. */
+    public AttributionRefs refs() {
+        return refs;
+    }
 
     /**
      * Takes a delta and notes what the next render must redo: everything when the ipBlock atoms change
@@ -610,7 +630,8 @@ public final class BpfModel {
         tablesOfPod.put(key, used);
         release(before);
         endpoints.put(key, new Rendered.Endpoint(endpoint, pod.ips(), judged[0], judged[1], pod.bandwidth(), pod.congestion(),
-                new EndpointMap.Tiers(table[0], table[1], table[2], table[3])));
+                new EndpointMap.Tiers(table[0], table[1], table[2], table[3]),
+                new EndpointMap.Isolation(isolation(pod, Direction.INGRESS), isolation(pod, Direction.EGRESS))));
         Map<PolicyEntry, Integer> now = new HashMap<>();
         Set<PolicyEntry> ofRule = new HashSet<>();
         forEachHeldRule(pod, (d, rule) -> {
@@ -622,6 +643,11 @@ public final class BpfModel {
         now.keySet().forEach(e -> entries.put(e, PolicyMap.ALLOW));
         touched.addAll(now.keySet());
         return touched;
+    }
+
+    /** The number a default deny of the pod in direction {@code d} carries: every NetworkPolicy isolating it (0: none). */
+    private int isolation(LocalPod pod, Direction d) {
+        return pod.isolated(d) ? refs.ref(new Attribution.Isolation(d, pod.policies(d))) : AttributionRefs.NONE;
     }
 
     /**
@@ -839,12 +865,13 @@ public final class BpfModel {
         for (String name : t.names()) {
             CompiledClusterPolicy policy = clusterPolicies.get(name);
             if (policy == null) {
-                steps.add(TierWalk.Step.FAIL_CLOSED); // not held (yet): denies whatever reaches its place
+                // not held (yet): denies whatever reaches its place
+                steps.add(TierWalk.Step.failClosed(refs.ref(new Attribution.Unheld(t.tier(), name))));
                 continue;
             }
             for (CompiledClusterRule r : policy.rules(t.direction())) {
                 if (cls == null ? r.anyPeer() : r.anyPeer() || admits(r.peers(), id, atom)) {
-                    steps.add(step(r.action(), r.anyPort(), r.ports(), destination));
+                    steps.add(step(r.action(), ruleRef(t, name, r), r.anyPort(), r.ports(), destination));
                 }
             }
         }
@@ -867,8 +894,14 @@ public final class BpfModel {
         return nodeIds.computeIfAbsent(atom, k -> nextNode++);
     }
 
+    /** The number of a rule that decides (Accept, Deny); 0 for Pass, which never does. */
+    private int ruleRef(TableKey t, String policy, CompiledClusterRule r) {
+        return r.action() == RuleAction.PASS ? AttributionRefs.NONE
+                : refs.ref(new Attribution.ByClusterRule(new ClusterRuleRef(t.tier(), policy, t.direction(), r.index(), r.name()), r.action()));
+    }
+
     /** A rule's ports resolved on {@code destination} (a named port it lacks, or no destination pod, matches nothing). */
-    private static TierWalk.Step step(RuleAction action, boolean anyPort, List<PortMatch> ports, Identity destination) {
+    private static TierWalk.Step step(RuleAction action, int ref, boolean anyPort, List<PortMatch> ports, Identity destination) {
         List<TierWalk.Range> ranges = new ArrayList<>();
         for (PortMatch m : ports) {
             if (m instanceof PortMatch.PortRange r) {
@@ -880,7 +913,7 @@ public final class BpfModel {
                 }
             }
         }
-        return new TierWalk.Step(action, anyPort, ranges);
+        return new TierWalk.Step(action, ref, anyPort, ranges);
     }
 
     /**

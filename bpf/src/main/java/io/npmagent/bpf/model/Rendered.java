@@ -23,10 +23,10 @@ public record Rendered(Map<Cidr, IpcacheMap.Value> ipcache, Map<Cidr, Integer> n
 
     /**
      * A local pod as the programs see it once its interface is known: per direction whether it is judged
-     * and what a peer its entries do not cover gets, and its tier tables; {@code congestion} null: the default.
+     * and what a peer its entries do not cover gets, its tier tables, and the numbers its default denies carry; {@code congestion} null: the default.
      */
     public record Endpoint(int id, List<IpAddress> ips, Judged ingress, Judged egress, BandwidthLimits bandwidth,
-                           String congestion, EndpointMap.Tiers tiers) {
+                           String congestion, EndpointMap.Tiers tiers, EndpointMap.Isolation isolation) {
         public Judged judged(int direction) {
             return direction == 0 ? ingress : egress;
         }

@@ -31,9 +31,15 @@ final class TierWalk {
     /** The protocols whose ports rules name, in a fixed order. */
     static final Protocol[] PORTED = Protocol.values();
 
-    /** A rule as the walk sees it once the peer matched: what it does, and the ports it matches (resolved), or every port. */
-    record Step(RuleAction action, boolean anyPort, List<Range> ranges) {
-        static final Step FAIL_CLOSED = new Step(RuleAction.DENY, true, List.of());
+    /**
+     * A rule as the walk sees it once the peer matched: what it does, the number of what decides when it does
+     * ({@code AttributionRefs}; 0 for Pass), and the ports it matches (resolved), or every port.
+     */
+    record Step(RuleAction action, int ref, boolean anyPort, List<Range> ranges) {
+        /** A policy named but not held: it denies everything at its place, with the number saying so. */
+        static Step failClosed(int ref) {
+            return new Step(RuleAction.DENY, ref, true, List.of());
+        }
 
         boolean matches(Protocol protocol, int port) {
             if (anyPort) {
@@ -53,13 +59,17 @@ final class TierWalk {
     /** The rules of one tier list that match one peer, in the order they are tried. */
     record Tier(List<Step> steps) {
 
-        /** The verdict ({@link PolicyMap#ALLOW}, {@link PolicyMap#DENY} or {@link PolicyMap#NEXT}) for one protocol (null: one without ports) and port. */
+        /**
+         * The verdict ({@link PolicyMap#ALLOW}, {@link PolicyMap#DENY} or {@link PolicyMap#NEXT}) with the number of
+         * the rule deciding it ({@link PolicyMap#packed}) for one protocol (null: one without ports) and port.
+         * Pieces and entries compare these: two rules deciding alike are two entries, so each flow names its own.
+         */
         int verdict(Protocol protocol, int port) {
             for (Step s : steps) {
                 if (protocol == null ? s.anyPort() : s.matches(protocol, port)) {
                     return switch (s.action()) {
-                        case ACCEPT -> PolicyMap.ALLOW;
-                        case DENY -> PolicyMap.DENY;
+                        case ACCEPT -> PolicyMap.packed(PolicyMap.ALLOW, s.ref());
+                        case DENY -> PolicyMap.packed(PolicyMap.DENY, s.ref());
                         case PASS -> PolicyMap.NEXT;
                     };
                 }

@@ -25,31 +25,45 @@ final class RenderedInterpreter {
         return side(src, dst, 1, protocol, port) && side(dst, src, 0, protocol, port);
     }
 
-    /** One program's verdict: at {@code self}'s interface, about {@code peer} (npm_admitted). */
+    /** One program's verdict: at {@code self}'s interface, about {@code peer}. */
     boolean side(IpAddress self, IpAddress peer, int direction, int protocol, int port) {
+        return PolicyMap.verdictOf(judge(self, peer, direction, protocol, port)) == PolicyMap.ALLOW;
+    }
+
+    /** What npm_judge gives: ALLOW or DENY, with the number of what decided ({@link PolicyMap#packed}). */
+    int judge(IpAddress self, IpAddress peer, int direction, int protocol, int port) {
         Rendered.Endpoint ep = maps.endpoints().values().stream().filter(e -> e.ips().contains(self)).findFirst().orElse(null);
         if (ep == null) {
-            return true;
+            return PolicyMap.ALLOW;
         }
         EndpointMap.Judged judged = ep.judged(direction);
         if (judged == EndpointMap.Judged.OPEN) {
-            return true;
+            return PolicyMap.ALLOW;
         }
         IpcacheMap.Value identity = identity(peer);
         if (identity.identity() == BpfModel.HOST) {
-            return true;
+            return PolicyMap.ALLOW;
         }
         boolean node = identity.identity() >= BpfModel.NODE_BASE && identity.identity() < 0x20000000;
         int v = tier(ep.tiers().admin(direction), direction, identity, !node, protocol, port);
-        if (v != PolicyMap.NEXT) {
-            return v == PolicyMap.ALLOW;
+        if (PolicyMap.verdictOf(v) != PolicyMap.NEXT) {
+            return fin(v);
         }
         if (judged != EndpointMap.Judged.MISS_ALLOWED) {
+            if (node) {
+                return PolicyMap.ALLOW;
+            }
             Integer own = lookup(ep.id(), direction, identity, true, protocol, port);
-            return node || (own != null && own == PolicyMap.ALLOW);
+            return own != null && PolicyMap.verdictOf(own) == PolicyMap.ALLOW ? own
+                    : PolicyMap.packed(PolicyMap.DENY, ep.isolation().of(direction));
         }
         v = tier(ep.tiers().baseline(direction), direction, identity, !node, protocol, port);
-        return v == PolicyMap.NEXT || v == PolicyMap.ALLOW;
+        return PolicyMap.verdictOf(v) == PolicyMap.NEXT ? PolicyMap.ALLOW : fin(v);
+    }
+
+    /** npm_final: ALLOW as it is, anything else a DENY keeping its number. */
+    private static int fin(int v) {
+        return PolicyMap.verdictOf(v) == PolicyMap.ALLOW ? v : PolicyMap.packed(PolicyMap.DENY, PolicyMap.refOf(v));
     }
 
     private int tier(int table, int direction, IpcacheMap.Value identity, boolean any, int protocol, int port) {

@@ -11,6 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.npmagent.bpf.maps.EndpointMap.Judged;
 import io.npmagent.bpf.maps.PolicyMap;
+import io.npmagent.dataplane.eval.ClusterRuleRef;
+import io.npmagent.dataplane.flow.Attribution;
 import io.npmagent.dataplane.desired.CompiledClusterPolicy;
 import io.npmagent.dataplane.desired.CompiledClusterRule;
 import io.npmagent.dataplane.desired.CompiledPolicy;
@@ -26,6 +28,7 @@ import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.Protocol;
+import io.npmagent.dataplane.model.Tier;
 import io.npmagent.dataplane.tier.RuleAction;
 import java.util.EnumSet;
 import java.util.List;
@@ -56,6 +59,12 @@ class TierRenderTest {
 
     private static CompiledClusterRule rule(RuleAction action, List<PeerSetKey> peers, PortMatch... ports) {
         return new CompiledClusterRule(0, null, action, peers.isEmpty(), peers, ports.length == 0, List.of(ports));
+    }
+
+    /** An Admin table's value: the verdict of the first ingress rule of {@code policy}, with the rule's number. */
+    private int decided(RuleAction action, String policy) {
+        return PolicyMap.packed(action == RuleAction.ACCEPT ? PolicyMap.ALLOW : PolicyMap.DENY,
+                model.refs().ref(new Attribution.ByClusterRule(new ClusterRuleRef(Tier.ADMIN, policy, Direction.INGRESS, 0, null), action)));
     }
 
     private static CompiledClusterPolicy ingress(String name, CompiledClusterRule... rules) {
@@ -150,6 +159,23 @@ class TierRenderTest {
         assertThat(allowed(r, A, B, Protocol.TCP, 80)).as("a Pass in Baseline skips to the end: allow").isTrue();
     }
 
+    /** #39: what the programs judge carries the number of what decided: a rule, or the pod's isolation. */
+    @Test
+    void everyVerdictCarriesTheNumberOfWhatDecidedIt() {
+        CompiledClusterPolicy denyA = ingress("deny-a", rule(RuleAction.DENY, List.of(SET_A), TCP_80));
+        Rendered r = render(admin("deny-a"), true, denyA);
+        Rendered.Endpoint ep = r.endpoints().values().iterator().next();
+        int isolation = model.refs().ref(new Attribution.Isolation(Direction.INGRESS, List.of(NP)));
+        assertThat(ep.isolation()).as("b's ingress default deny: every NetworkPolicy isolating it; egress: none")
+                .isEqualTo(new io.npmagent.bpf.maps.EndpointMap.Isolation(isolation, 0));
+        RenderedInterpreter read = new RenderedInterpreter(r);
+        assertThat(read.judge(B, A, 0, 6, 80)).as("the Admin Deny, by its rule").isEqualTo(decided(RuleAction.DENY, "deny-a"));
+        assertThat(read.judge(B, C, 0, 6, 80)).as("C: isolated, no rule admits it").isEqualTo(PolicyMap.packed(PolicyMap.DENY, isolation));
+        assertThat(read.judge(B, A, 0, 6, 81)).as("A on 81: the Deny is silent there, NetworkPolicy has no rule either")
+                .isEqualTo(PolicyMap.packed(PolicyMap.DENY, isolation));
+        assertThat(model.refs().resolve(isolation)).contains(new Attribution.Isolation(Direction.INGRESS, List.of(NP)));
+    }
+
     @Test
     void aClusterNetworkPolicyNotHeldDeniesWhatReachesItsPlace() {
         CompiledClusterPolicy accept = ingress("accept-a", rule(RuleAction.ACCEPT, List.of(SET_A), TCP_80));
@@ -160,7 +186,8 @@ class TierRenderTest {
         Rendered.Endpoint ep = r.endpoints().values().iterator().next();
         assertThat(ep.ingress()).as("no NetworkPolicy isolates b").isEqualTo(Judged.MISS_ALLOWED);
         assertThat(r.policy()).as("the Admin table denies ANY wholly, at the missing policy's place")
-                .containsEntry(new PolicyEntry(ep.tiers().admin(0), 0, BpfModel.ANY, true, 0, 0, 0), PolicyMap.DENY);
+                .containsEntry(new PolicyEntry(ep.tiers().admin(0), 0, BpfModel.ANY, true, 0, 0, 0),
+                        PolicyMap.packed(PolicyMap.DENY, model.refs().ref(new Attribution.Unheld(Tier.ADMIN, "ghost"))));
         r = render(new TierPolicies(List.of(), List.of(), List.of("ghost"), List.of()), true);
         assertThat(allowed(r, A, B, Protocol.TCP, 80)).as("NetworkPolicy decides before a missing Baseline").isTrue();
         assertThat(allowed(r, C, B, Protocol.TCP, 80)).as("isolated").isFalse();
@@ -182,16 +209,16 @@ class TierRenderTest {
         int table = r.endpoints().values().iterator().next().tiers().admin(0);
         assertThat(table).as("b's ingress walks an Admin table").isGreaterThanOrEqualTo(BpfModel.TABLE_BASE);
         assertThat(r.policy()).as("8000-8100 as four aligned prefixes for the atom, which the classes in it fall back to")
-                .containsEntry(new PolicyEntry(table, 0, atom, false, 6, 8000, 10), PolicyMap.ALLOW)
-                .containsEntry(new PolicyEntry(table, 0, atom, false, 6, 8064, 11), PolicyMap.ALLOW)
-                .containsEntry(new PolicyEntry(table, 0, atom, false, 6, 8096, 14), PolicyMap.ALLOW)
-                .containsEntry(new PolicyEntry(table, 0, atom, false, 6, 8100, 16), PolicyMap.ALLOW)
+                .containsEntry(new PolicyEntry(table, 0, atom, false, 6, 8000, 10), decided(RuleAction.ACCEPT, "accept-all"))
+                .containsEntry(new PolicyEntry(table, 0, atom, false, 6, 8064, 11), decided(RuleAction.ACCEPT, "accept-all"))
+                .containsEntry(new PolicyEntry(table, 0, atom, false, 6, 8096, 14), decided(RuleAction.ACCEPT, "accept-all"))
+                .containsEntry(new PolicyEntry(table, 0, atom, false, 6, 8100, 16), decided(RuleAction.ACCEPT, "accept-all"))
                 .doesNotContainKey(new PolicyEntry(table, 0, classOfA, false, 6, 8100, 16));
         int classOfC = r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(C)).identity();
         assertThat(r.policy().keySet()).as("c: no selector names it, so it walks as its atom does: no entries")
                 .noneMatch(e -> e.identity() == classOfC);
         assertThat(r.policy()).as("A on TCP 80: the Admin Deny, whatever NetworkPolicy says")
-                .containsEntry(new PolicyEntry(table, 0, classOfA, false, 6, 80, 16), PolicyMap.DENY)
+                .containsEntry(new PolicyEntry(table, 0, classOfA, false, 6, 80, 16), decided(RuleAction.DENY, "deny-a"))
                 .as("and b's NetworkPolicy entry, which the Deny is tried before")
                 .containsEntry(new PolicyEntry(1, 0, classOfA, false, 6, 80, 16), PolicyMap.ALLOW);
         Map<PolicyEntry, Integer> ofTable = new java.util.HashMap<>(r.policy());
@@ -257,7 +284,7 @@ class TierRenderTest {
         assertThat(r.endpoints().values()).as("b and c, one Admin table").hasSize(2).allSatisfy(ep -> assertThat(ep.tiers().admin(0)).isEqualTo(table));
         int classOfA = r.ipcache().get(io.npmagent.dataplane.model.Cidr.host(A)).identity();
         assertThat(r.policy()).as("one entry for both pods: A's class denied on TCP 80")
-                .containsExactly(Map.entry(new PolicyEntry(table, 0, classOfA, false, 6, 80, 16), PolicyMap.DENY));
+                .containsExactly(Map.entry(new PolicyEntry(table, 0, classOfA, false, 6, 80, 16), decided(RuleAction.DENY, "deny-a")));
         assertThat(allowed(r, A, B, Protocol.TCP, 80)).isFalse();
         assertThat(allowed(r, A, C, Protocol.TCP, 80)).isFalse();
         assertThat(allowed(r, A, C, Protocol.TCP, 81)).isTrue();

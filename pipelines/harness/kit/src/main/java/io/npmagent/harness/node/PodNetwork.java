@@ -331,6 +331,32 @@ public final class PodNetwork implements AutoCloseable {
     }
 
     /**
+     * {@code count} new TCP connections from pod {@code from} to {@code to} on ports {@code firstPort} to
+     * {@code firstPort + ports - 1} in turn, each from a new source port, each given up right after its SYN
+     * left (non-blocking connect, then close): a client's retries, or a scan, without waiting for
+     * answers. Returns once all SYNs are sent.
+     */
+    public void attempts(String from, IpAddress to, int firstPort, int ports, int count) {
+        String script = String.join("\n",
+                "import socket, sys",
+                "dst, first, ports, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])",
+                "family = socket.AF_INET6 if ':' in dst else socket.AF_INET",
+                "for i in range(count):",
+                "    s = socket.socket(family, socket.SOCK_STREAM)",
+                "    s.setblocking(False)",
+                "    try:",
+                "        s.connect((dst, first + i % ports))",
+                "    except BlockingIOError:",
+                "        pass",
+                "    s.close()");
+        var r = pods.get(from).run("python3", "-c", script, to.toString(), Integer.toString(firstPort), Integer.toString(ports),
+                Integer.toString(count));
+        if (r.exitCode() != 0) {
+            throw new IllegalStateException("connection attempts from " + from + " failed: " + r.errorSummary());
+        }
+    }
+
+    /**
      * A TCP connection from pod {@code from} to {@code to}'s echo server ({@link #ECHO_PORT}: a pod, or a
      * Service address), held open until closed: whether an established flow survives a change.
      */

@@ -28,6 +28,19 @@ import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.desired.DesiredDelta;
 import io.npmagent.dataplane.desired.DesiredStateInterpreter;
 import io.npmagent.dataplane.kernel.KernelTestSupport;
+import io.npmagent.dataplane.eval.ClusterRuleRef;
+import io.npmagent.dataplane.flow.Attribution;
+import io.npmagent.dataplane.flow.DropReason;
+import io.npmagent.dataplane.flow.FlowFilter;
+import io.npmagent.dataplane.flow.FlowLog;
+import io.npmagent.dataplane.flow.FlowRecord;
+import io.npmagent.dataplane.flow.FlowSettings;
+import io.npmagent.dataplane.flow.FlowVerdict;
+import io.npmagent.dataplane.model.Direction;
+import io.npmagent.dataplane.model.PodKey;
+import io.npmagent.dataplane.model.Tier;
+import io.npmagent.dataplane.tier.RuleAction;
+import java.time.Duration;
 import io.npmagent.dataplane.model.ClusterEvent;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.LabelSelector;
@@ -574,6 +587,110 @@ public final class PacketScenarios {
             }
         }
         assertThat(runAtOnce(probes)).as("%s: TCP connects between the pods and their node", step).isEqualTo(want);
+    }
+
+    /**
+     * Flow verdicts: a connection a NetworkPolicy default deny drops is reported within a second, naming
+     * both pods, the port, the direction and every policy isolating the pod (IPv4 and IPv6); one an Admin
+     * ClusterNetworkPolicy Deny drops names its tier, policy and rule; 1,000 retries of one flow (new
+     * source ports) stay one flow whose count reaches them.
+     */
+    public static void flowVerdictsNameWhatDecided(PodNetwork net, Backend backend) {
+        PacketScenarios s = new PacketScenarios(net, backend);
+        FlowLog log = s.flowLog(new FlowSettings(true, false, 1000, Duration.ofSeconds(1)));
+        s.apply(new ClusterEvent.PolicyUpserted(policy("x", "deny-b").select(match("app", "b")).types("Ingress").build()));
+        s.apply(new ClusterEvent.PolicyUpserted(policy("x", "b-admits-c").select(match("app", "b"))
+                .ingress(rule(peers(pods(match("app", "c"))), ports(port("TCP", PodNetwork.PORT)))).build()));
+        Attribution isolation = new Attribution.Isolation(Direction.INGRESS, List.of(new PolicyKey("x", "deny-b"), new PolicyKey("x", "b-admits-c")));
+        for (boolean v6 : new boolean[] {false, true}) {
+            net.attempts("a", net.address("b", v6), PodNetwork.PORT, 1, 1);
+            FlowRecord f = s.awaitFlow(log, "a", "b", v6, Duration.ofSeconds(1), 1);
+            assertThat(f.verdict()).isEqualTo(FlowVerdict.DENIED);
+            assertThat(f.reason()).isEqualTo(DropReason.POLICY);
+            assertThat(f.direction()).isEqualTo(Direction.INGRESS);
+            assertThat(f.protocol()).isEqualTo("TCP");
+            assertThat(f.family()).isEqualTo(v6 ? "IPv6" : "IPv4");
+            assertThat(f.backend()).isEqualTo(backend.name());
+            assertThat(f.attribution()).as("every NetworkPolicy isolating b, as the kernel's verdict read it").isEqualTo(isolation);
+        }
+
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(admin("admin-deny-c", 5).subjectPods(match(), match("app", "b"))
+                .ingress(io.npmagent.dataplane.model.ClusterPolicyFixtures.named("no-c", deny(from(podsIn(match(), match("app", "c")))))).build()));
+        net.attempts("c", net.address("b", false), PodNetwork.PORT, 1, 1);
+        FlowRecord byTier = s.awaitFlow(log, "c", "b", false, Duration.ofSeconds(1), 1);
+        assertThat(byTier.attribution()).isEqualTo(new Attribution.ByClusterRule(
+                new ClusterRuleRef(Tier.ADMIN, "admin-deny-c", Direction.INGRESS, 0, "no-c"), RuleAction.DENY));
+        assertThat(byTier.attributionText()).isEqualTo("Admin cnp/admin-deny-c ingress[0] \"no-c\" Deny");
+
+        net.attempts("a", net.address("b", false), PodNetwork.PORT, 1, 1000);
+        // the earlier attempt and these: awaitFlow finds exactly one such flow
+        FlowRecord retried = s.awaitFlow(log, "a", "b", false, Duration.ofSeconds(5), 1001);
+        assertThat(retried.attribution()).isEqualTo(isolation);
+    }
+
+    /**
+     * Flow reports stay within their rate: 2,000 new flows at once (a scan of ports) are reported at most at
+     * the configured rate, and every one not reported is counted lost.
+     */
+    public static void flowReportsStayWithinTheirRate(PodNetwork net, Backend backend) {
+        PacketScenarios s = new PacketScenarios(net, backend);
+        int rate = 20;
+        int scanned = 2000;
+        FlowLog log = s.flowLog(new FlowSettings(true, false, rate, Duration.ofSeconds(1)));
+        s.apply(new ClusterEvent.PolicyUpserted(policy("x", "deny-b").select(match("app", "b")).types("Ingress").build()));
+        long t0 = System.nanoTime();
+        net.attempts("a", net.address("b", false), 10_000, scanned, scanned);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        try {
+            Thread.sleep(2000); // a sweep and a few polls
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        long reported = log.flows(FlowFilter.ALL).size();
+        long lost = backend.flows().lost().getOrDefault("rate", 0L);
+        int cpus = Runtime.getRuntime().availableProcessors();
+        assertThat(reported).as("flows reported in %.1f s at %d a second (and a second's burst) per CPU", seconds, rate)
+                .isLessThanOrEqualTo((long) (cpus * rate * (2 + seconds)));
+        assertThat(lost).as("flows over the rate counted lost").isPositive();
+        assertThat(reported + lost).as("every flow reported or counted lost").isGreaterThanOrEqualTo(scanned);
+    }
+
+    /** A log fed by the backend's flow reports, pods a, b and c named by their addresses. */
+    private FlowLog flowLog(FlowSettings settings) {
+        Map<IpAddress, PodKey> pods = new java.util.HashMap<>();
+        for (String name : new String[] {"a", "b", "c"}) {
+            pods.put(net.address(name, false), new PodKey("x", name));
+            pods.put(net.address(name, true), new PodKey("x", name));
+        }
+        FlowLog log = new FlowLog("node", backend.name(), backend.flows().refs(), pods::get, FlowLog.NearMiss.NONE, FlowLog.Counter.NONE,
+                Duration.ofMinutes(10), 100_000);
+        backend.flows().start(settings, log::record);
+        return log;
+    }
+
+    /** The flow from pod {@code from} to pod {@code to} on the probe port once it has {@code packets}, waiting at most {@code within}. */
+    private FlowRecord awaitFlow(FlowLog log, String from, String to, boolean v6, Duration within, long packets) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (true) {
+            List<FlowRecord> found = log.flows(FlowFilter.ALL).stream()
+                    .filter(f -> new PodKey("x", from).equals(f.source().pod()) && new PodKey("x", to).equals(f.destination().pod())
+                            && f.port() == PodNetwork.PORT && f.family().equals(v6 ? "IPv6" : "IPv4"))
+                    .toList();
+            if (found.stream().anyMatch(f -> f.packets() >= packets)) {
+                assertThat(found).as("one flow %s -> %s", from, to).hasSize(1);
+                return found.get(0);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no flow " + from + " -> " + to + (v6 ? " IPv6" : " IPv4") + " with " + packets + " packets within "
+                        + within + "; the log holds " + log.flows(FlowFilter.ALL).stream().map(FlowRecord::line).toList()
+                        + ", lost " + backend.flows().lost());
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }
     }
 
     private Pod pod(String name, String app) {
