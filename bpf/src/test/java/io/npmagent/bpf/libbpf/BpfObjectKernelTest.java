@@ -16,7 +16,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** Loading tc_pod.o, pinning its maps by name, and adopting them again as a restarted agent does. */
 class BpfObjectKernelTest {
     private static final List<String> PINNED = List.of("npm_state", "npm_endpoints", "npm_ipcache", "npm_policy", "npm_ct", "npm_drops",
-            "npm_bw_config", "npm_rate_state", "npm_bw_stats", "npm_forward_hooks", "npm_deferred", "npm_local", "npm_tcp_stats");
+            "npm_bw_config", "npm_rate_state", "npm_bw_stats", "npm_forward_hooks", "npm_deferred", "npm_local", "npm_tcp_stats",
+            "npm_verdict_config", "npm_verdict_flows", "npm_verdict_events", "npm_verdict_budget", "npm_verdict_lost");
 
     @RegisterExtension
     final BpfFs fs = new BpfFs();

@@ -9,6 +9,10 @@ import io.npmagent.dataplane.bandwidth.BandwidthSettings;
 import io.npmagent.dataplane.bandwidth.FlowControl;
 import java.time.Duration;
 import java.util.HexFormat;
+import io.npmagent.dataplane.flow.DropReason;
+import io.npmagent.dataplane.flow.FlowSettings;
+import io.npmagent.dataplane.flow.FlowVerdict;
+import io.npmagent.dataplane.model.Direction;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,7 +38,7 @@ class MapLayoutTest {
         assertThat(EndpointMap.Key.decode(k.encode())).isEqualTo(k);
         EndpointMap.Value v = new EndpointMap.Value(7, true, false, 50_000_000L, 0x0102030405L);
         assertThat(hex(v.encode())).isEqualTo("07000000" + "01" + "00" + "0000" + "80f0fa0200000000" + "0504030201000000" + "00".repeat(16)
-                + "00".repeat(16));
+                + "00".repeat(16) + "00".repeat(8));
         assertThat(EndpointMap.Value.decode(v.encode())).isEqualTo(v);
         EndpointMap.Value bbr = new EndpointMap.Value(7, false, false, 0, 0, "bbr");
         assertThat(hex(bbr.encode()).substring(48, 80)).isEqualTo("626272" + "00".repeat(13));
@@ -42,8 +46,13 @@ class MapLayoutTest {
         EndpointMap.Value tiers = new EndpointMap.Value(7, EndpointMap.Judged.MISS_ALLOWED, EndpointMap.Judged.MISS_DENIED, 0, 0, null,
                 new EndpointMap.Tiers(0x40000001, 0, 0x40000002, 0x40000003));
         assertThat(hex(tiers.encode()).substring(8, 12)).as("judged: 2 a miss allowed, 1 denied (isolated, as before tiers)").isEqualTo("0201");
-        assertThat(hex(tiers.encode()).substring(80)).as("tiers[direction][admin, baseline]")
+        assertThat(hex(tiers.encode()).substring(80, 112)).as("tiers[direction][admin, baseline]")
                 .isEqualTo("01000040" + "00000000" + "02000040" + "03000040");
+        EndpointMap.Value isolated = new EndpointMap.Value(7, EndpointMap.Judged.MISS_DENIED, EndpointMap.Judged.OPEN, 0, 0, null,
+                EndpointMap.Tiers.NONE, new EndpointMap.Isolation(0x0102, 0));
+        assertThat(hex(isolated.encode()).substring(112)).as("isolation[direction]: a default deny's attribution number")
+                .isEqualTo("02010000" + "00000000");
+        assertThat(EndpointMap.Value.decode(isolated.encode())).isEqualTo(isolated);
         assertThat(EndpointMap.Value.decode(tiers.encode())).isEqualTo(tiers);
         assertThat(EndpointMap.Value.decode(new EndpointMap.Value(7, false, true, 0, 0).encode()).egress()).isEqualTo(EndpointMap.Judged.MISS_DENIED);
         assertThatThrownBy(() -> new EndpointMap.Value(7, false, false, 0, 0, "a".repeat(16))).isInstanceOf(IllegalArgumentException.class);
@@ -113,6 +122,32 @@ class MapLayoutTest {
         CtMap.Value v = new CtMap.Value(0x0102030405060708L, 1, 5);
         assertThat(hex(v.encode())).isEqualTo("0807060504030201" + "01" + "05" + "00".repeat(6));
         assertThat(CtMap.Value.decode(v.encode())).isEqualTo(v);
+    }
+
+    @Test
+    void policyValues() {
+        assertThat(hex(PolicyMap.value(PolicyMap.ALLOW))).as("what agents before tiers wrote").isEqualTo("01000000");
+        int denied = PolicyMap.packed(PolicyMap.DENY, 0x0102);
+        assertThat(hex(PolicyMap.value(denied))).as("verdict in the low two bits, the number above").isEqualTo("0a040000");
+        assertThat(PolicyMap.verdictOf(denied)).isEqualTo(PolicyMap.DENY);
+        assertThat(PolicyMap.refOf(denied)).isEqualTo(0x0102);
+        assertThatThrownBy(() -> PolicyMap.packed(PolicyMap.DENY, PolicyMap.MAX_REF + 1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void flowVerdicts() {
+        FlowSettings s = new FlowSettings(true, false, 1000, java.time.Duration.ofSeconds(5));
+        assertThat(hex(VerdictMaps.config(s))).isEqualTo("01000000" + "e8030000" + "00f2052a01000000");
+        assertThat(hex(VerdictMaps.config(FlowSettings.OFF)).substring(0, 8)).as("nothing reported").isEqualTo("00000000");
+        String key = "05000000" + "00" + "02" + "01" + "06" + "04" + "00" + "1451" + "0a000002" + "00".repeat(12);
+        String record = "0100000000000000" + "0200000000000000" + "e803000000000000" + "c0d4010000000000" + "0200000000000000"
+                + "07000000" + "02" + "01" + "0035" + "0a000001" + "00".repeat(12) + "0a000009" + "00".repeat(12) + "0a60000a" + "00".repeat(12);
+        VerdictMaps.Event e = VerdictMaps.Event.decode(HexFormat.of().parseHex(key + "00000000" + record));
+        assertThat(e.key()).isEqualTo(new VerdictMaps.Key(5, Direction.INGRESS, FlowVerdict.DENIED, DropReason.POLICY, 6, false, 5201,
+                IpAddress.parse("10.0.0.2")));
+        assertThat(e.record()).isEqualTo(new VerdictMaps.Record(1, 2, 1000, 120_000, 2, 7, "netfilter", IpAddress.parse("10.0.0.1"),
+                IpAddress.parse("10.0.0.9"), IpAddress.parse("10.96.0.10"), 53));
+        assertThat(VerdictMaps.EVENT_SIZE).isEqualTo(128);
     }
 
     @Test
