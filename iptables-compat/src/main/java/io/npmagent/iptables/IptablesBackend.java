@@ -235,6 +235,11 @@ public final class IptablesBackend extends NetfilterBackend {
     }
 
     @Override
+    protected io.npmagent.iptables.flow.CountedFlow.Reading readFlowCounters() {
+        return new io.npmagent.iptables.flow.CountedFlow.Reading(List.of(), 0); // TODO iptables flow sets
+    }
+
+    @Override
     protected void readBack() {
         reloadSets();
         for (Family f : Family.values()) {
