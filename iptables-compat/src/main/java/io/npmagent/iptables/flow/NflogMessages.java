@@ -112,7 +112,7 @@ public final class NflogMessages {
             int type = b.getShort(at + 4) & 0xffff;
             int seq = b.getInt(at + 8);
             if (msgLen < NLMSG_HDRLEN || at + msgLen > len) {
-                throw new IllegalArgumentException("netlink message of length " + msgLen + " at " + at + " in a datagram of " + len);
+                throw new IllegalArgumentException("netlink message of length " + msgLen + " at " + at + " runs past a datagram of " + len);
             }
             if (type == NLMSG_ERROR && msgLen >= NLMSG_HDRLEN + 4) {
                 acks.add(new int[] {seq, b.getInt(at + NLMSG_HDRLEN)});
