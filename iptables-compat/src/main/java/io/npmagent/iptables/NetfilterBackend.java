@@ -3,7 +3,12 @@ package io.npmagent.iptables;
 import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.backend.BackendException;
 import io.npmagent.dataplane.backend.Batch;
+import io.npmagent.dataplane.flow.AttributionRefs;
+import io.npmagent.dataplane.flow.FlowSource;
 import io.npmagent.dataplane.metrics.Metrics;
+import io.npmagent.iptables.flow.CountedFlow;
+import io.npmagent.iptables.flow.FlowMarks;
+import io.npmagent.iptables.flow.NetfilterFlows;
 import io.npmagent.iptables.model.Names;
 import io.npmagent.iptables.model.NetfilterModel;
 import java.util.Map;
@@ -45,6 +50,9 @@ public abstract class NetfilterBackend implements Backend {
     /** The names the kernel objects go by, claimed as they are written (a hash collision is refused, not merged). */
     protected final Names names = new Names();
     protected final Metrics metrics;
+    /** What rendering writes beside each policy drop (flow verdicts): this instance's attribution numbers, the log rules' settings. */
+    protected final FlowMarks flowMarks = new FlowMarks(new AttributionRefs());
+    private NetfilterFlows flowSource;
     /** False until the kernel has been read back and fully compared (first call, or after a failed repair). */
     private boolean inSync;
 
@@ -79,6 +87,35 @@ public abstract class NetfilterBackend implements Backend {
 
     /** Removes every kernel object of the agent's. */
     protected abstract void removeAll();
+
+    /** Every element of the flow sets, with its counters (flow verdicts' summaries). */
+    protected abstract CountedFlow.Reading readFlowCounters();
+
+    // ---- flow verdicts --------------------------------------------------------------------------------
+
+    /**
+     * Denied flows from NFLOG and the flow sets' counters ({@link NetfilterFlows}), decoded with the
+     * numbers this backend's rendering wrote. Starting it with settings that change what is rendered
+     * (flows off, another rate) re-renders every chain (a {@link #reconcile}).
+     */
+    @Override
+    public synchronized NetfilterFlows flows() {
+        if (flowSource == null) {
+            flowSource = new NetfilterFlows(name(), flowMarks, this::readFlowCounters, this::reconcile);
+        }
+        return flowSource;
+    }
+
+    @Override
+    public void close() {
+        NetfilterFlows f;
+        synchronized (this) {
+            f = flowSource;
+        }
+        if (f != null) {
+            f.close();
+        }
+    }
 
     // ---- the state machine ----------------------------------------------------------------------------
 

@@ -71,6 +71,12 @@ public final class NetfilterModel {
     private final Map<String, CompiledClusterPolicy> clusterPolicies = new HashMap<>();
     /** The pods whose tier lists name each ClusterNetworkPolicy (held or not). */
     private final Map<String, Set<PodKey>> podsListingCluster = new HashMap<>();
+    /**
+     * The tier of each ClusterNetworkPolicy a pod lists, as the pods list it (the compiled policy does not
+     * carry it): what a Deny's flow attribution names. A tier edit moves the policy between a pod's lists,
+     * and its chains are re-rendered with the new name.
+     */
+    private final Map<String, Tier> clusterTiers = new HashMap<>();
     /** Pod chains jumping to each policy chain (of either kind): the policy chain exists while this is positive. */
     private final Map<ChainId, Integer> jumps = new HashMap<>();
     /** The sets each existing policy chain's rules name, as last counted in {@link #setRefs}. */
@@ -241,10 +247,28 @@ public final class NetfilterModel {
             }
         }
         countJumps(jumpsOf(c.before()), jumpsOf(c.after()));
+        if (c.after() != null) {
+            for (Direction d : Direction.values()) {
+                for (Tier tier : new Tier[] {Tier.ADMIN, Tier.BASELINE}) {
+                    c.after().tiers().of(tier, d).forEach(name -> tierSeen(name, tier));
+                }
+            }
+        }
         markPod(key);
         for (Direction d : Direction.values()) {
             for (Family f : Family.values()) {
                 chainsChanged.add(new ChainId.Dispatch(d, f));
+            }
+        }
+    }
+
+    /** A pod lists the policy in {@code tier}: if that is news, its chains are re-rendered (their attribution names the tier). */
+    private void tierSeen(String name, Tier tier) {
+        if (clusterTiers.put(name, tier) != tier) {
+            for (Direction d : Direction.values()) {
+                for (Family f : Family.values()) {
+                    chainsChanged.add(new ChainId.ClusterPolicyChain(name, d, f));
+                }
             }
         }
     }
@@ -672,6 +696,37 @@ public final class NetfilterModel {
             }
         });
         return out;
+    }
+
+    // ---- what flow attribution names ----------------------------------------------------------------------
+
+    /** The NetworkPolicies that isolate the pod for the chain's direction, held or not: a default deny's attribution. */
+    public List<PolicyKey> isolating(ChainId.PodChain chain) {
+        LocalPod pod = pods.get(chain.pod());
+        return pod == null ? List.of() : pod.policies(chain.direction());
+    }
+
+    /** The tier pods list a ClusterNetworkPolicy in (Admin if none does: a chain exists only while one does). */
+    public Tier clusterTier(String name) {
+        return clusterTiers.getOrDefault(name, Tier.ADMIN);
+    }
+
+    /** The rule of a held ClusterNetworkPolicy with this index for the direction, or null. */
+    public CompiledClusterRule clusterRule(String name, Direction d, int index) {
+        CompiledClusterPolicy policy = clusterPolicies.get(name);
+        if (policy == null) {
+            return null;
+        }
+        return policy.rules(d).stream().filter(r -> r.index() == index).findFirst().orElse(null);
+    }
+
+    /** The first ClusterNetworkPolicy of the pod's tier list for the chain's direction that the model does not hold, or null. */
+    public String unheld(ChainId.PodChain chain, Tier tier) {
+        LocalPod pod = pods.get(chain.pod());
+        if (pod == null) {
+            return null;
+        }
+        return pod.tiers().of(tier, chain.direction()).stream().filter(n -> !clusterPolicies.containsKey(n)).findFirst().orElse(null);
     }
 
     /** NetworkPolicies and ClusterNetworkPolicies held. */

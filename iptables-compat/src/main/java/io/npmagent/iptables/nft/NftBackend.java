@@ -7,6 +7,8 @@ import io.npmagent.dataplane.metrics.Metrics;
 import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.exec.CommandResult;
 import io.npmagent.dataplane.exec.CommandRunner;
+import io.npmagent.iptables.flow.CountedFlow;
+import io.npmagent.iptables.flow.FlowMarks;
 import io.npmagent.iptables.model.ChainId;
 import io.npmagent.iptables.model.Family;
 import io.npmagent.iptables.model.Member;
@@ -109,6 +111,7 @@ public final class NftBackend extends NetfilterBackend {
     private final CommandRunner runner;
     private final Duration timeout;
     private NftTable table = new NftTable();
+    private final NftDrops drops = new NftDrops(flowMarks);
 
     /** @param timeout how long any one nft process may run */
     public NftBackend(CommandRunner runner, Metrics metrics, Duration timeout) {
@@ -205,12 +208,15 @@ public final class NftBackend extends NetfilterBackend {
         if (plan.needsFullSync()) {
             return fullSync(operation); // a set must be replaced, and with it every chain: compare everything
         }
-        if (plan.isEmpty()) {
+        Set<String> flowSets = new TreeSet<>();
+        String flowSetsScript = flowSetsScript(flowSets);
+        if (plan.isEmpty() && flowSetsScript.isEmpty()) {
             return 0;
         }
-        nft(plan.script(), operation);
+        nft(flowSetsScript + plan.script(), operation);
         table.committed(plan);
-        return plan.changes();
+        table.flowSetsWritten(flowSets);
+        return plan.changes() + flowSets.size();
     }
 
     private void wantSets(NetfilterModel.Dirty dirty, boolean full, NftTable.Wanted wanted) {
@@ -248,7 +254,10 @@ public final class NftBackend extends NetfilterBackend {
     }
 
     private void wantChains(Set<ChainId> touched, NftTable.Wanted wanted) {
-        for (ChainId id : touched) {
+        // In name order: attribution numbers are given as chains render, so the same state renders the same script.
+        List<ChainId> ordered = new ArrayList<>(touched);
+        ordered.sort(java.util.Comparator.comparing(id -> id instanceof ChainId.Dispatch d ? NftNames.dispatchMap(d) : NftNames.chain(id)));
+        for (ChainId id : ordered) {
             if (id instanceof ChainId.Dispatch d) {
                 Set<String> elements = new HashSet<>();
                 model.dispatch(d).forEach((ip, pod) -> elements.add(NftElements.dispatch(ip,
@@ -259,12 +268,54 @@ public final class NftBackend extends NetfilterBackend {
             String chain = NftNames.chain(id);
             if (model.exists(id)) {
                 names.claim(chain, id);
-                wanted.chain(chain, null, NftRules.lines(chain, NftRules.rules(model, id)));
+                wanted.chain(chain, null, NftRules.lines(chain, NftRules.rules(model, id, drops)));
             } else {
                 names.release(chain, id);
                 wanted.dropChain(chain);
             }
         }
+    }
+
+    /**
+     * The four flow sets' declarations, when the table lacks them: written at the head of the same
+     * transaction as the rules that name them. Created once, never compared or rewritten (the kernel
+     * fills them); whether or not flows are on, since empty sets cost nothing and turning flows on then
+     * needs no new objects. Empty when they exist.
+     */
+    private String flowSetsScript(Set<String> names) {
+        if (table.hasFlowSets()) {
+            return "";
+        }
+        StringBuilder script = new StringBuilder("add table " + NftNames.TABLE_REF + "\n");
+        for (Direction d : Direction.values()) {
+            for (Family f : Family.values()) {
+                String name = NftDrops.flowSet(d, f);
+                names.add(name);
+                script.append("add set ").append(NftNames.TABLE_REF).append(' ').append(name).append(' ')
+                        .append(NftDrops.flowSetDeclaration(f)).append('\n');
+            }
+        }
+        return script.toString();
+    }
+
+    /** {@code nft -j list set} of each flow set: its elements with their counters. */
+    @Override
+    protected CountedFlow.Reading readFlowCounters() {
+        List<CountedFlow> flows = new ArrayList<>();
+        int full = 0;
+        for (Direction d : Direction.values()) {
+            for (Family f : Family.values()) {
+                String name = NftDrops.flowSet(d, f);
+                CommandResult r = runner.run(List.of("nft", "-j", "list", "set", NftNames.FAMILY, NftNames.TABLE, name), "", timeout);
+                if (!r.ok()) {
+                    throw new BackendException("cannot list flow set " + name + ": " + r.errorSummary(), "");
+                }
+                if (NftFlowSets.parse(r.stdout(), d, flows) >= FlowMarks.MAX_FLOWS) {
+                    full++;
+                }
+            }
+        }
+        return new CountedFlow.Reading(flows, full);
     }
 
     /** The input hook's base chain: at the egress chain's priority, after the usual filter chains at 0. */

@@ -27,8 +27,9 @@ final class NftListing {
     private NftListing() {}
 
     /** What one listing holds. */
-    record Contents(Map<String, NftTable.ChainState> chains, Map<String, NftTable.SetState> sets) {
-        static final Contents NOTHING = new Contents(Map.of(), Map.of());
+    /** @param flowSets the flow sets present ({@link NftDrops}): by name only, their elements are the kernel's */
+    record Contents(Map<String, NftTable.ChainState> chains, Map<String, NftTable.SetState> sets, Set<String> flowSets) {
+        static final Contents NOTHING = new Contents(Map.of(), Map.of(), Set.of());
     }
 
     static Contents parse(String json) {
@@ -40,6 +41,7 @@ final class NftListing {
         Map<String, Long> chainHandles = new LinkedHashMap<>();
         Map<String, List<String>> rules = new LinkedHashMap<>();
         Map<String, NftTable.SetState> sets = new LinkedHashMap<>();
+        Set<String> flowSets = new TreeSet<>();
         for (Object item : items) {
             if (!(item instanceof Map<?, ?> wrapper) || wrapper.size() != 1) {
                 continue;
@@ -56,6 +58,8 @@ final class NftListing {
                 rules.putIfAbsent(name, new ArrayList<>());
             } else if (kind.equals("rule")) {
                 rules.computeIfAbsent(string(o, "chain"), k -> new ArrayList<>()).add(hash(o.get("comment")));
+            } else if (kind.equals("set") && NftDrops.isFlowSet(string(o, "name"))) {
+                flowSets.add(string(o, "name")); // never compared: the kernel fills it
             } else if (kind.equals("set") || kind.equals("map")) {
                 sets.put(string(o, "name"), set(kind, o));
             }
@@ -63,7 +67,7 @@ final class NftListing {
         Map<String, NftTable.ChainState> chains = new LinkedHashMap<>();
         chainHandles.forEach((name, handle) ->
                 chains.put(name, new NftTable.ChainState(hooks.get(name), List.copyOf(rules.get(name)), handle)));
-        return new Contents(chains, sets);
+        return new Contents(chains, sets, flowSets);
     }
 
     /** Objects of this table only (the command lists one table, but the check costs nothing). */

@@ -1,6 +1,10 @@
 package io.npmagent.iptables.nft;
 
+import io.npmagent.dataplane.desired.CompiledClusterRule;
 import io.npmagent.dataplane.desired.PortMatch;
+import io.npmagent.dataplane.eval.ClusterRuleRef;
+import io.npmagent.dataplane.flow.Attribution;
+import io.npmagent.dataplane.model.Tier;
 import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.tier.RuleAction;
@@ -90,21 +94,28 @@ public final class NftRules {
         return out;
     }
 
-    /** The rules of a policy or pod chain. */
-    public static List<Rule> rules(NetfilterModel model, ChainId chain) {
+    /** The rules of a policy or pod chain, its policy drops written as {@code drops} says (flow logging). */
+    public static List<Rule> rules(NetfilterModel model, ChainId chain, NftDrops drops) {
         if (chain instanceof ChainId.PodChain p) {
-            return podChain(model.steps(p), p);
+            return podChain(model, p, drops);
         }
         if (chain instanceof ChainId.ClusterPolicyChain c) {
-            return clusterPolicyChain(model.rules(c), c);
+            return clusterPolicyChain(model, c, drops);
         }
         return policyChain(model.rules((ChainId.PolicyChain) chain), (ChainId.PolicyChain) chain);
     }
 
+    /** The rules of a policy or pod chain, drops written plainly. */
+    public static List<Rule> rules(NetfilterModel model, ChainId chain) {
+        return rules(model, chain, NftDrops.PLAIN);
+    }
+
     /** A pod chain: without tiers, its NetworkPolicies then drop; with tiers, as the class javadoc says. */
-    static List<Rule> podChain(NetfilterModel.PodSteps steps, ChainId.PodChain p) {
+    static List<Rule> podChain(NetfilterModel model, ChainId.PodChain p, NftDrops drops) {
+        NetfilterModel.PodSteps steps = model.steps(p);
+        Attribution.Isolation isolation = new Attribution.Isolation(p.direction(), model.isolating(p));
         if (!steps.tiered()) {
-            return podChain(steps.policies(), p);
+            return podChain(steps.policies(), p, drops, isolation);
         }
         List<Rule> out = new ArrayList<>();
         out.add(new Rule(CLEAR_PASS, "start"));
@@ -113,13 +124,14 @@ public final class NftRules {
             out.add(new Rule((i == 0 ? "" : NOT_PASSED + " ") + "jump " + clusterChain(name, p), "admin " + describe(name)));
         }
         if (steps.adminFailsClosed()) {
-            out.add(new Rule((steps.admin().isEmpty() ? "" : NOT_PASSED + " ") + "drop", "admin policy not held: fail closed"));
+            out.addAll(drops.drop(steps.admin().isEmpty() ? "" : NOT_PASSED + " ", p.direction(), p.family(),
+                    unheld(model, p, Tier.ADMIN), "admin policy not held: fail closed"));
         }
         if (!steps.admin().isEmpty()) {
             out.add(new Rule(CLEAR_PASS, "end of admin tier"));
         }
         if (steps.isolated()) {
-            out.addAll(podChain(steps.policies(), p));
+            out.addAll(podChain(steps.policies(), p, drops, isolation));
             return out;
         }
         for (String name : steps.baseline()) {
@@ -127,19 +139,45 @@ public final class NftRules {
             out.add(new Rule(PASSED + " " + CLEAR_PASS + " accept", "baseline pass: allowed"));
         }
         if (steps.baselineFailsClosed()) {
-            out.add(new Rule("drop", "baseline policy not held: fail closed"));
+            out.addAll(drops.drop("", p.direction(), p.family(), unheld(model, p, Tier.BASELINE), "baseline policy not held: fail closed"));
         }
         return out; // what falls through returns to the base chain, whose policy accepts
+    }
+
+    private static Attribution unheld(NetfilterModel model, ChainId.PodChain p, Tier tier) {
+        String name = model.unheld(p, tier);
+        return new Attribution.Unheld(tier, name == null ? "" : name);
     }
 
     private static String clusterChain(String name, ChainId.PodChain p) {
         return NftNames.chain(new ChainId.ClusterPolicyChain(name, p.direction(), p.family()));
     }
 
-    /** A ClusterNetworkPolicy chain: each (peer, port) of each rule, in order, with its rule's action. */
+    /**
+     * A ClusterNetworkPolicy chain: each (peer, port) of each rule, in order, with its rule's action; a Deny
+     * is a policy drop ({@link NftDrops}) naming its tier, policy and rule.
+     */
+    static List<Rule> clusterPolicyChain(NetfilterModel model, ChainId.ClusterPolicyChain chain, NftDrops drops) {
+        String where = "cnp " + describe(chain.policy()) + " " + dir(chain.direction());
+        Tier tier = model.clusterTier(chain.policy());
+        return ruleChain(model.rules(chain), chain.direction(), chain.family(), where, (spec, matches, description) -> {
+            CompiledClusterRule rule = model.clusterRule(chain.policy(), chain.direction(), spec.index());
+            Attribution a = new Attribution.ByClusterRule(new ClusterRuleRef(tier, chain.policy(), chain.direction(), spec.index(),
+                    rule == null ? null : rule.name()), RuleAction.DENY);
+            return drops.drop(matches, chain.direction(), chain.family(), a, description);
+        });
+    }
+
+    /** A ClusterNetworkPolicy chain with its Deny rules written plainly. */
     static List<Rule> clusterPolicyChain(List<RuleSpec> specs, ChainId.ClusterPolicyChain chain) {
         String where = "cnp " + describe(chain.policy()) + " " + dir(chain.direction());
-        return ruleChain(specs, chain.direction(), chain.family(), where);
+        return ruleChain(specs, chain.direction(), chain.family(), where, null);
+    }
+
+    /** How a Deny spec is written: from its matches (each followed by a space) and its description. */
+    @FunctionalInterface
+    private interface DenyWriter {
+        List<Rule> write(RuleSpec spec, String matches, String description);
     }
 
     /**
@@ -150,6 +188,10 @@ public final class NftRules {
      * back to the base chain, which accepts). Not a rule of its own, so a pod chain costs no rule more.
      */
     static List<Rule> podChain(List<PolicyKey> policies, ChainId.PodChain p) {
+        return podChain(policies, p, NftDrops.PLAIN, new Attribution.Isolation(p.direction(), policies));
+    }
+
+    private static List<Rule> podChain(List<PolicyKey> policies, ChainId.PodChain p, NftDrops drops, Attribution.Isolation isolation) {
         List<Rule> out = new ArrayList<>();
         for (PolicyKey policy : policies) {
             // The policy chain accepts (which ends this base chain) or returns here for the next one.
@@ -157,16 +199,16 @@ public final class NftRules {
                     "policy " + describe(policy.toString())));
         }
         boolean egress = p.direction() == Direction.EGRESS;
-        out.add(new Rule((egress ? "fib daddr type != local " : "") + "drop",
+        out.addAll(drops.drop(egress ? "fib daddr type != local " : "", p.direction(), p.family(), isolation,
                 "drop: " + describe(p.pod().toString()) + " isolated for " + dir(p.direction()) + (egress ? ", not to its node" : "")));
         return out;
     }
 
     static List<Rule> policyChain(List<RuleSpec> specs, ChainId.PolicyChain chain) {
-        return ruleChain(specs, chain.direction(), chain.family(), describe(chain.policy().toString()) + " " + dir(chain.direction()));
+        return ruleChain(specs, chain.direction(), chain.family(), describe(chain.policy().toString()) + " " + dir(chain.direction()), null);
     }
 
-    private static List<Rule> ruleChain(List<RuleSpec> specs, Direction direction, Family family, String where) {
+    private static List<Rule> ruleChain(List<RuleSpec> specs, Direction direction, Family family, String where, DenyWriter deny) {
         List<Rule> out = new ArrayList<>();
         String peerSide = direction == Direction.INGRESS ? "saddr" : "daddr";
         for (RuleSpec spec : specs) {
@@ -177,9 +219,14 @@ public final class NftRules {
             if (spec.port() != null) {
                 matches.add(port(spec.port(), family));
             }
-            matches.add(verdict(spec.action()));
             String action = spec.action() == RuleAction.ACCEPT ? "" : " " + spec.action().apiName().toLowerCase(Locale.ROOT);
-            out.add(new Rule(String.join(" ", matches), where + " rule " + spec.index() + action));
+            String description = where + " rule " + spec.index() + action;
+            if (spec.action() == RuleAction.DENY && deny != null) {
+                out.addAll(deny.write(spec, matches.isEmpty() ? "" : String.join(" ", matches) + " ", description));
+                continue;
+            }
+            matches.add(verdict(spec.action()));
+            out.add(new Rule(String.join(" ", matches), description));
         }
         return out;
     }

@@ -32,6 +32,8 @@ import java.util.function.Function;
  * <p>Not thread-safe: the backend's flush thread owns it.
  */
 public final class NftTable {
+    /** The flow sets' names, as read back or written: their elements are the kernel's, never compared. */
+    private final Set<String> flowSets = new TreeSet<>();
     private boolean present;
     private final DeltaTracker<String, ChainBody> chains = new DeltaTracker<>();
     private final Map<String, HeldSet> sets = new HashMap<>();
@@ -294,15 +296,28 @@ public final class NftTable {
             chainHandles.put(name, c.handle());
         });
         chains.replace(read);
+        flowSets.addAll(contents.flowSets());
         contents.sets().forEach((name, s) -> {
             sets.put(name, new HeldSet(s.signature(), DeltaTracker.ofElements(s.elements()), s.readable()));
             setHandles.put(name, s.handle());
         });
     }
 
+    /** Whether the four flow sets exist (as read back, or since {@link #flowSetsWritten}). */
+    public boolean hasFlowSets() {
+        return flowSets.size() == 4;
+    }
+
+    /** The flow sets were written. */
+    public void flowSetsWritten(Set<String> names) {
+        present = true;
+        flowSets.addAll(names);
+    }
+
     /** The table does not exist (read back, or deleted). */
     public void clear() {
         present = false;
+        flowSets.clear();
         chains.clear();
         chainHandles.clear();
         sets.clear();
