@@ -73,6 +73,11 @@ public final class IptablesBackend extends NetfilterBackend {
     }
 
     @Override
+    protected CommandRunner runner() {
+        return runner;
+    }
+
+    @Override
     public String name() {
         return variant.backendName();
     }

@@ -1,6 +1,7 @@
 package io.npmagent.iptables;
 
 import io.npmagent.dataplane.backend.Backend;
+import io.npmagent.dataplane.exec.CommandRunner;
 import io.npmagent.dataplane.backend.BackendException;
 import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.flow.AttributionRefs;
@@ -56,6 +57,9 @@ public abstract class NetfilterBackend implements Backend {
     /** False until the kernel has been read back and fully compared (first call, or after a failed repair). */
     private boolean inSync;
 
+    /** What runs this backend's commands, and where. */
+    protected abstract CommandRunner runner();
+
     protected NetfilterBackend(Metrics metrics) {
         this.metrics = metrics;
     }
@@ -102,6 +106,10 @@ public abstract class NetfilterBackend implements Backend {
     public synchronized NetfilterFlows flows() {
         if (flowSource == null) {
             flowSource = new NetfilterFlows(name(), flowMarks, this::readFlowCounters, this::reconcile);
+            String netns = runner().netns();
+            if (netns != null) {
+                flowSource.inNamespace(netns); // NFLOG is per namespace: read where the rules run
+            }
         }
         return flowSource;
     }

@@ -17,4 +17,9 @@ public interface CommandRunner {
 
     /** Whether {@code program} can be run (found on the PATH, or an absolute path that exists). */
     boolean available(String program);
+
+    /** The network namespace ({@code ip netns} name) commands run in; null for the caller's own. */
+    default String netns() {
+        return null;
+    }
 }

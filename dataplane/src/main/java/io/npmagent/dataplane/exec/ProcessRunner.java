@@ -30,17 +30,24 @@ public final class ProcessRunner implements CommandRunner {
     });
 
     private final List<String> prefix;
+    private final String netns;
 
-    private ProcessRunner(List<String> prefix) {
-        this.prefix = List.copyOf(prefix);
+    private ProcessRunner(String netns) {
+        this.netns = netns;
+        this.prefix = netns == null ? List.of() : List.of("ip", "netns", "exec", netns);
     }
 
     public static ProcessRunner host() {
-        return new ProcessRunner(List.of());
+        return new ProcessRunner(null);
     }
 
     public static ProcessRunner inNamespace(String netns) {
-        return new ProcessRunner(List.of("ip", "netns", "exec", netns));
+        return new ProcessRunner(netns);
+    }
+
+    @Override
+    public String netns() {
+        return netns;
     }
 
     @Override

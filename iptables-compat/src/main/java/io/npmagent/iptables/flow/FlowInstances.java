@@ -22,17 +22,22 @@ final class FlowInstances {
     /** A flow as the sets key it (a client's retries from new source ports are one). */
     record Key(Direction direction, IpAddress source, IpAddress destination, int protocol, int port) {}
 
-    /** One record: its instance, the number its log carried (0 if not logged), when it began, what was last reported. */
+    /**
+     * One record: its instance, whether its first packet's log arrived ({@code announced}), the number the log
+     * carried (0 if not logged), when it began, what was last reported.
+     */
     static final class Entry {
         final long instance;
+        final boolean announced;
         final int ref;
         final Instant first;
         long packets;
         long bytes;
         long touched;
 
-        Entry(long instance, int ref, Instant first) {
+        Entry(long instance, boolean announced, int ref, Instant first) {
             this.instance = instance;
+            this.announced = announced;
             this.ref = ref;
             this.first = first;
         }
@@ -46,7 +51,7 @@ final class FlowInstances {
 
     /** A first packet was logged: a new record. */
     synchronized Entry logged(Key key, int ref, Instant at, long bytes, long now) {
-        Entry e = new Entry(instances.incrementAndGet(), ref, at);
+        Entry e = new Entry(instances.incrementAndGet(), true, ref, at);
         e.packets = 1;
         e.bytes = bytes;
         e.touched = now;
@@ -59,7 +64,7 @@ final class FlowInstances {
         Entry e = entries.get(key);
         boolean unannounced = false;
         if (e == null || packets < e.packets) {
-            e = new Entry(instances.incrementAndGet(), 0, firstIfNew);
+            e = new Entry(instances.incrementAndGet(), false, 0, firstIfNew);
             entries.put(key, e);
             unannounced = true;
         }

@@ -27,7 +27,8 @@ import java.util.function.Consumer;
  * stops reporting; the drops stay.
  *
  * <p><b>Losses</b> ({@link #lost}): {@code rate}, flows whose record appeared with no log of its first
- * packet (over the log rule's limit; a socket overrun loses such logs too); {@code buffer}, overruns of
+ * packet (over the log rule's limit; a socket overrun loses such logs too), which are counted and never
+ * reported, so reports stay within the rate however many flows a flood makes; {@code buffer}, overruns of
  * the socket's buffer ({@code ENOBUFS}: one or more messages each); {@code evicted}, reads that found a
  * flow set full (flows beyond it are dropped uncounted, as is the kernel's choice).
  *
@@ -210,10 +211,10 @@ public final class NetfilterFlows implements FlowSource {
             if (counted.unannounced()) {
                 lost.get("rate").incrementAndGet();
             }
-            if (!counted.changed()) {
-                continue;
-            }
             FlowInstances.Entry e = counted.entry();
+            if (!counted.changed() || !e.announced) {
+                continue; // unannounced: over the rate, counted lost and never reported, so reports stay within the rate
+            }
             Instant first = e.first.isAfter(last) ? last : e.first;
             try {
                 sink.accept(new FlowReport(first, last, FlowVerdict.DENIED, DropReason.POLICY, c.direction(), REPORTER, c.source(),

@@ -121,6 +121,11 @@ public final class NftBackend extends NetfilterBackend {
     }
 
     @Override
+    protected CommandRunner runner() {
+        return runner;
+    }
+
+    @Override
     public String name() {
         return "nft";
     }

@@ -38,27 +38,9 @@ class NftFlowKernelTest {
     }
 
     @Test
-    void aDefaultDenyIsReportedWithEveryIsolatingPolicy() {
-        scenario = new FlowScenario(net, backend, SETTINGS);
-        scenario.aDefaultDenyIsReportedWithEveryIsolatingPolicy();
-    }
-
-    @Test
-    void aClusterPolicyDenyIsReportedWithItsRule() {
-        scenario = new FlowScenario(net, backend, SETTINGS);
-        scenario.aClusterPolicyDenyIsReportedWithItsRule();
-    }
-
-    @Test
     void retriesFromNewSourcePortsAreOneCountedFlow() {
         scenario = new FlowScenario(net, backend, SETTINGS);
         scenario.retriesFromNewSourcePortsAreOneCountedFlow();
-    }
-
-    @Test
-    void aBurstBeyondTheRateIsCountedNotLogged() {
-        scenario = new FlowScenario(net, backend, new FlowSettings(true, false, 10, Duration.ofMinutes(10)));
-        scenario.aBurstBeyondTheRateIsCountedNotLogged(10);
     }
 
     @Test

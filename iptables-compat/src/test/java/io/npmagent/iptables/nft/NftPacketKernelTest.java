@@ -40,6 +40,16 @@ class NftPacketKernelTest {
     }
 
     @Test
+    void flowVerdictsNameWhatDecided() {
+        PacketScenarios.flowVerdictsNameWhatDecided(net, backend(net));
+    }
+
+    @Test
+    void flowReportsStayWithinTheirRate() {
+        PacketScenarios.flowReportsStayWithinTheirRate(net, backend(net));
+    }
+
+    @Test
     void tiersDecideAroundNetworkPolicy() {
         PacketScenarios.tiersDecideAroundNetworkPolicy(net, backend(net));
     }
