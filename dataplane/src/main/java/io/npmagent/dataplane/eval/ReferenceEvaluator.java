@@ -1,8 +1,6 @@
 package io.npmagent.dataplane.eval;
 
 import io.npmagent.dataplane.desired.CompiledRule;
-import io.npmagent.dataplane.desired.PeerSetKey;
-import io.npmagent.dataplane.desired.PortMatch;
 import io.npmagent.dataplane.model.ClusterNetworkPolicy;
 import io.npmagent.dataplane.model.ClusterState;
 import io.npmagent.dataplane.model.Direction;
@@ -247,41 +245,10 @@ public final class ReferenceEvaluator {
     }
 
     private boolean peerMatches(CompiledRule rule, Pod peer, IpAddress peerIp) {
-        if (rule.anyPeer()) {
-            return true;
-        }
-        for (PeerSetKey key : rule.peers()) {
-            if (key instanceof PeerSetKey.CidrPeers cidr) {
-                if (cidr.contains(peerIp)) {
-                    return true;
-                }
-            } else if (key instanceof PeerSetKey.SelectorPeers sel && peer != null) {
-                boolean namespaceMatches = sel.namespace() != null
-                        ? sel.namespace().equals(peer.namespace())
-                        : sel.namespaceSelector().matches(cluster.namespace(peer.namespace()).labels());
-                if (namespaceMatches && sel.podSelector().matches(peer.labels())) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return RuleMatching.peerMatches(rule, peer, peerIp, cluster::namespace);
     }
 
     private static boolean portMatches(CompiledRule rule, Pod destination, int port, Protocol protocol) {
-        if (rule.anyPort()) {
-            return true;
-        }
-        for (PortMatch m : rule.ports()) {
-            if (m instanceof PortMatch.PortRange r) {
-                if (r.protocol() == protocol && port >= r.first() && port <= r.last()) {
-                    return true;
-                }
-            } else if (m instanceof PortMatch.NamedPort n && n.protocol() == protocol && destination != null) {
-                if (destination.namedPort(n.name(), protocol).filter(p -> p == port).isPresent()) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return RuleMatching.portMatches(rule, destination, port, protocol);
     }
 }

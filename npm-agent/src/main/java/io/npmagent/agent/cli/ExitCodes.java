@@ -9,7 +9,7 @@ public final class ExitCodes {
     public static final int USAGE = 2;
     /** explain: the connection is denied. */
     public static final int DENIED = 3;
-    /** apply, uninstall: the kernel refused (the harness's sandbox up: the sandbox could not be brought up). */
+    /** apply, uninstall: the kernel refused (the harness's sandbox up: the sandbox could not be brought up); flows: the agent could not be reached. */
     public static final int FAILED = 4;
     /** The harness's sandbox probe: the sandbox did not apply its manifests in time. */
     public static final int NOT_CONVERGED = 5;

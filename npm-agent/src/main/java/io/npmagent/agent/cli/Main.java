@@ -11,7 +11,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Kubernetes node agent enforcing NetworkPolicy.",
-        subcommands = {CompileCommand.class, ExplainCommand.class, ApplyCommand.class, RunCommand.class, UninstallCommand.class,
+        subcommands = {CompileCommand.class, ExplainCommand.class, ApplyCommand.class, RunCommand.class, UninstallCommand.class, FlowsCommand.class,
             CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
             "1:the input has problems (compile and apply still do everything else)",
             "2:usage error",
             "3:explain: the connection is denied",
-            "4:apply, uninstall: the kernel refused"
+            "4:apply, uninstall: the kernel refused; flows: the agent could not be reached"
         })
 public final class Main implements Runnable {
     @Spec

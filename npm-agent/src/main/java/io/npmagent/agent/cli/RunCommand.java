@@ -5,6 +5,7 @@ import io.npmagent.agent.backend.PredecessorCleanup;
 import io.npmagent.agent.config.AgentConfig;
 import io.npmagent.agent.config.ConfigWatcher;
 import io.npmagent.agent.config.LogLevels;
+import io.npmagent.agent.flows.DeniedFlowEvents;
 import io.npmagent.agent.http.AgentHttp;
 import io.npmagent.agent.run.Agent;
 import io.npmagent.agent.run.AgentStatus;
@@ -17,6 +18,8 @@ import io.npmagent.agent.source.k8s.ProblemEvents;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.npmagent.dataplane.batch.QueueConfig;
+import io.npmagent.dataplane.flow.FlowFilter;
+import io.npmagent.dataplane.flow.FlowVerdict;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -81,6 +84,9 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--poll-ms", defaultValue = "200", paramLabel = "MS", description = "How often to look at the directory (default: ${DEFAULT-VALUE}).")
     long pollMs;
 
+    /** Flows.Events, once the API server is there to post to; the configuration's reload flips it. */
+    private volatile DeniedFlowEvents flowEvents;
+
     @Override
     public Integer call() throws IOException {
         if (manifests != null && !Files.isDirectory(manifests)) {
@@ -118,11 +124,15 @@ final class RunCommand implements Callable<Integer> {
             System.getLogger(RunCommand.class.getName()).log(System.Logger.Level.INFO, "backend {0}", backend.reason());
         }
         QueueConfig queue = foreground ? QueueConfig.FOREGROUND : config.queue();
-        Agent agent = new Agent(backend, node, queue, registry, metrics, config.reconcilePeriod());
+        Agent agent = new Agent(backend, node, queue, registry, metrics, config.reconcilePeriod(), config.flows());
         if (configFile != null) {
             follow(new ConfigWatcher(configFile, config, c -> {
                 agent.reconfigure(foreground ? QueueConfig.FOREGROUND : c.queue());
                 LogLevels.apply(c.logLevel());
+                DeniedFlowEvents events = flowEvents;
+                if (events != null) {
+                    events.enable(c.flows().events());
+                }
             }));
         }
         return manifests != null ? runOnManifests(agent, config) : runOnApiServer(agent, config);
@@ -139,6 +149,8 @@ final class RunCommand implements Callable<Integer> {
         KubeSource source = new KubeSource(client, config.resyncPeriod());
         KubeLoop loop = new KubeLoop(source, agent, stateDir);
         try (ProblemEvents events = new ProblemEvents(client, node)) {
+            flowEvents = new DeniedFlowEvents(events::postOnPod, java.time.InstantSource.system(), 10, config.flows().events(), agent.registry());
+            agent.flows().follow(new FlowFilter(FlowVerdict.DENIED, null, null, null, null), flowEvents);
             loop.afterEachStep(() -> events.report(agent.objectErrors()));
             loop.afterEachStep(() -> events.reportRefusals(agent.refusedObjects()));
             loop.afterEachStep(new PredecessorCleanup(agent.backendName(), placement(config), agent::converged));

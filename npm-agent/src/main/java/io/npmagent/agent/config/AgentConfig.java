@@ -33,7 +33,9 @@ import java.util.TreeMap;
  * {@code DebugListeningAddress} (the debug endpoints; localhost unless set), {@code Backend},
  * {@code BpffsPath}, {@code CgroupRoot} (the cgroup2 directory holding the pods' processes, "" for none; a directory whose
  * {@code unified} is the cgroup2 mount of a hybrid node means that), {@code EdtHorizonInMilliseconds}, {@code EcnThresholdInMilliseconds},
- * {@code IngressBurstInMilliseconds}, {@code Bbr}, {@code EdtFlowControl}, {@code BigTcp}, {@code ReconcilePeriodInSeconds}. Keys NPM has that
+ * {@code IngressBurstInMilliseconds}, {@code Bbr}, {@code EdtFlowControl}, {@code BigTcp}, {@code ReconcilePeriodInSeconds}, and the
+ * {@code Flows} object ({@link FlowConfig}: {@code Denied}, {@code Allowed}, {@code RatePerSecond}, {@code IntervalSeconds},
+ * {@code RetentionMinutes}, {@code MaxFlows}, {@code Events}; named {@code Flows.Denied} and so on in problems and reloads). Keys NPM has that
  * we do not use ({@code MaxBatchedACLsPerPod}, {@code ApplyIntervalInMilliseconds}, ...) are reported
  * as ignored, never errors, so NPM's own ConfigMap loads.
  */
@@ -50,10 +52,12 @@ public record AgentConfig(
         Path bpffs,
         Path cgroupRoot,
         BandwidthSettings bandwidth,
-        Duration reconcilePeriod) {
+        Duration reconcilePeriod,
+        FlowConfig flows) {
 
     public static final AgentConfig DEFAULTS = new AgentConfig(QueueConfig.DEFAULTS, Duration.ofMinutes(15), 10091, "0.0.0.0", 10092, "127.0.0.1", "info",
-            Map.of(), "auto", Capabilities.DEFAULT_BPFFS, null, BandwidthSettings.DEFAULTS, Duration.ofSeconds(10));
+            Map.of(), "auto", Capabilities.DEFAULT_BPFFS, null, BandwidthSettings.DEFAULTS, Duration.ofSeconds(10),
+            FlowConfig.DEFAULTS);
 
     static final Set<String> LOG_LEVELS = Set.of("debug", "info", "warning", "error");
     private static final Set<String> QUEUE_KEYS = Set.of("NetPolInBackground", "NetPolAdaptiveBatching", "MaxPendingNetPols",
@@ -111,6 +115,8 @@ public record AgentConfig(
             String key = e.getKey();
             if (key.equals("Toggles")) {
                 toggles(e.getValue(), toggles, queue, problems);
+            } else if (key.equals("Flows")) {
+                s.flows(e.getValue(), ignored);
             } else if (QUEUE_KEYS.contains(key)) {
                 if (key.equals("NetPolInBackground") && queue.containsKey(key)) {
                     problems.add("NetPolInBackground: set both at the top and under Toggles; set one");
@@ -136,7 +142,7 @@ public record AgentConfig(
             throw new Rejected(problems);
         }
         return new Loaded(new AgentConfig(queueConfig, s.resync, s.port, s.address, s.debugPort, s.debugAddress, s.logLevel, toggles, s.backend, s.bpffs, s.cgroupRoot, bandwidth,
-                s.reconcile), List.copyOf(ignored));
+                s.reconcile, s.flows()), List.copyOf(ignored));
     }
 
     private static void toggles(JsonElement v, Map<String, Boolean> toggles, Map<String, Object> queue, List<String> problems) {
@@ -179,6 +185,13 @@ public record AgentConfig(
         FlowControl flowControl = DEFAULTS.bandwidth.flowControl();
         boolean bigTcp = DEFAULTS.bandwidth.bigTcp();
         Duration reconcile = DEFAULTS.reconcilePeriod;
+        boolean flowsDenied = DEFAULTS.flows.denied();
+        boolean flowsAllowed = DEFAULTS.flows.allowed();
+        int flowRate = DEFAULTS.flows.ratePerSecond();
+        int flowInterval = DEFAULTS.flows.intervalSeconds();
+        int flowRetention = DEFAULTS.flows.retentionMinutes();
+        int maxFlows = DEFAULTS.flows.maxFlows();
+        boolean flowEvents = DEFAULTS.flows.events();
 
         Settings(List<String> problems) {
             this.problems = problems;
@@ -192,6 +205,33 @@ public record AgentConfig(
                 return current;
             }
             return b;
+        }
+
+        /** Reads the {@code Flows} object; its keys are named {@code Flows.<key>} in problems; unknown ones are reported as ignored, as at the top. */
+        void flows(JsonElement v, List<String> ignored) {
+            if (!v.isJsonObject()) {
+                problems.add("Flows: expected an object (Denied, Allowed, RatePerSecond, IntervalSeconds, RetentionMinutes, MaxFlows, Events), not "
+                        + kind(v));
+                return;
+            }
+            for (Map.Entry<String, JsonElement> f : v.getAsJsonObject().entrySet()) {
+                String key = "Flows." + ApiSyntax.escapeControls(f.getKey());
+                JsonElement value = f.getValue();
+                switch (f.getKey()) {
+                    case "Denied" -> flowsDenied = flag(key, value, flowsDenied);
+                    case "Allowed" -> flowsAllowed = flag(key, value, flowsAllowed);
+                    case "RatePerSecond" -> flowRate = (int) number(key, value, 1, 1_000_000, flowRate);
+                    case "IntervalSeconds" -> flowInterval = (int) number(key, value, 1, 3600, flowInterval);
+                    case "RetentionMinutes" -> flowRetention = (int) number(key, value, 1, 24 * 60, flowRetention);
+                    case "MaxFlows" -> maxFlows = (int) number(key, value, 1, 10_000_000, maxFlows);
+                    case "Events" -> flowEvents = flag(key, value, flowEvents);
+                    default -> ignored.add(key + " (unknown; Flows has Denied, Allowed, RatePerSecond, IntervalSeconds, RetentionMinutes, MaxFlows, Events)");
+                }
+            }
+        }
+
+        FlowConfig flows() {
+            return new FlowConfig(flowsDenied, flowsAllowed, flowRate, flowInterval, flowRetention, maxFlows, flowEvents);
         }
 
         /** Reads {@code key} if it is one of ours or NPM's; false if it is not. */
@@ -303,7 +343,7 @@ public record AgentConfig(
     /** This configuration with the keys that change at run time ({@link ConfigReload}) taken from {@code next}. */
     public AgentConfig withRunTimeKeysOf(AgentConfig next) {
         return new AgentConfig(next.queue, resyncPeriod, listeningPort, listeningAddress, debugListeningPort, debugListeningAddress,
-                next.logLevel, toggles, backend, bpffs, cgroupRoot, bandwidth, reconcilePeriod);
+                next.logLevel, toggles, backend, bpffs, cgroupRoot, bandwidth, reconcilePeriod, flows.withEventsOf(next.flows));
     }
 
     /** Each setting and its value, by the file's key names: what a reload compares. */
@@ -330,6 +370,13 @@ public record AgentConfig(
         m.put("EdtFlowControl", bandwidth.flowControl().label());
         m.put("BigTcp", bandwidth.bigTcp());
         m.put("ReconcilePeriodInSeconds", reconcilePeriod.toSeconds());
+        m.put("Flows.Denied", flows.denied());
+        m.put("Flows.Allowed", flows.allowed());
+        m.put("Flows.RatePerSecond", flows.ratePerSecond());
+        m.put("Flows.IntervalSeconds", flows.intervalSeconds());
+        m.put("Flows.RetentionMinutes", flows.retentionMinutes());
+        m.put("Flows.MaxFlows", flows.maxFlows());
+        m.put("Flows.Events", flows.events());
         return m;
     }
 }

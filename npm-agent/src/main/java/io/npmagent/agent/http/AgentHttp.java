@@ -21,7 +21,9 @@ import java.util.function.Supplier;
  * NPM's keys) serves {@code /metrics} (Prometheus text, or OpenMetrics when the scraper asks for it),
  * {@code /healthz} (the process answers) and {@code /readyz} (the source has been read whole, the
  * first state is in the kernel, and the backend refuses nothing). The debug one, bound to localhost unless configured otherwise, serves
- * {@code /debug/state}: what the agent holds, waits for and last got wrong, as JSON. Only GET.
+ * {@code /debug/state}: what the agent holds, waits for and last got wrong, as JSON, and {@code /debug/flows}: the
+ * node's flow verdicts ({@link FlowsEndpoint}), which hold pods' addresses and so never go on the main listener.
+ * Only GET. The debug listener has threads of its own, so a follower of the flows never holds up a probe or a scrape.
  */
 public final class AgentHttp implements AutoCloseable {
     private final HttpServer main;
@@ -31,6 +33,12 @@ public final class AgentHttp implements AutoCloseable {
     private final Supplier<Map<String, Integer>> objects;
     private final ExecutorService threads = Executors.newFixedThreadPool(2, r -> {
         Thread t = new Thread(r, "npm-agent-http");
+        t.setDaemon(true);
+        return t;
+    });
+    /** Unbounded only in form: followers are capped by {@link FlowsEndpoint#MAX_FOLLOWERS}, the rest answer at once. */
+    private final ExecutorService debugThreads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "npm-agent-debug-http");
         t.setDaemon(true);
         return t;
     });
@@ -63,10 +71,12 @@ public final class AgentHttp implements AutoCloseable {
         main.createContext("/healthz", ex -> http.serve(ex, e -> reply(e, 200, "text/plain", "ok\n")));
         main.createContext("/readyz", ex -> http.serve(ex, http::ready));
         debug.createContext("/debug/state", ex -> http.serve(ex, http::state));
-        for (HttpServer s : new HttpServer[] {main, debug}) {
-            s.setExecutor(http.threads);
-            s.start();
-        }
+        FlowsEndpoint flows = new FlowsEndpoint(agent.flows());
+        debug.createContext("/debug/flows", ex -> http.serve(ex, flows::handle));
+        main.setExecutor(http.threads);
+        debug.setExecutor(http.debugThreads);
+        main.start();
+        debug.start();
         return http;
     }
 
@@ -132,7 +142,7 @@ public final class AgentHttp implements AutoCloseable {
         reply(ex, 200, "application/json", new GsonBuilder().setPrettyPrinting().disableHtmlEscaping().serializeNulls().create().toJson(doc) + "\n");
     }
 
-    private static void reply(HttpExchange ex, int code, String type, String body) throws IOException {
+    static void reply(HttpExchange ex, int code, String type, String body) throws IOException {
         reply(ex, code, type, body.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -152,5 +162,6 @@ public final class AgentHttp implements AutoCloseable {
         main.stop(0);
         debug.stop(0);
         threads.shutdownNow();
+        debugThreads.shutdownNow();
     }
 }

@@ -1,6 +1,9 @@
 package io.npmagent.agent.run;
 
 import io.npmagent.agent.backend.Backends;
+import io.npmagent.agent.config.FlowConfig;
+import io.npmagent.agent.flows.AgentFlows;
+import io.npmagent.agent.flows.ClusterIndex;
 import io.npmagent.dataplane.backend.Backend;
 import io.npmagent.dataplane.backend.Batch;
 import io.npmagent.dataplane.batch.BatchQueue;
@@ -42,6 +45,9 @@ import java.util.Set;
  * earlier run left), so a restart neither opens a selected pod nor cuts an allowed flow. Later snapshots
  * become the events that turn the last one into them, through the same compiler path informer events
  * take.
+ *
+ * <p><b>Flows.</b> The backend's flow verdicts go to {@link #flows()}, which names pods and finds near misses in
+ * a {@link ClusterIndex} fed the same events as the compiler, on the model thread.
  */
 public final class Agent implements AutoCloseable {
     private static final Path AVAILABLE_CONGESTION = Path.of("/proc/sys/net/ipv4/tcp_available_congestion_control");
@@ -51,11 +57,19 @@ public final class Agent implements AutoCloseable {
     private final BatchQueue queue;
     private final PrometheusRegistry registry;
     private final Metrics metrics;
+    private final ClusterIndex index = new ClusterIndex();
+    private final AgentFlows flows;
     private ClusterState current;
     private boolean started;
 
     public Agent(Backends.Chosen chosen, String nodeName, QueueConfig config, PrometheusRegistry registry, Metrics metrics,
             Duration reconcilePeriod) {
+        this(chosen, nodeName, config, registry, metrics, reconcilePeriod, FlowConfig.DEFAULTS);
+    }
+
+    /** @param flowConfig what the backend reports and how the flow log keeps it (the configuration's {@code Flows}) */
+    public Agent(Backends.Chosen chosen, String nodeName, QueueConfig config, PrometheusRegistry registry, Metrics metrics,
+            Duration reconcilePeriod, FlowConfig flowConfig) {
         this.backend = chosen.backend();
         this.backendReason = chosen.reason();
         this.compiler = new PolicyCompiler(nodeName, backend.enforcesCongestion() ? availableCongestionControls() : null);
@@ -64,6 +78,13 @@ public final class Agent implements AutoCloseable {
         this.queue = new BatchQueue(backend, config, RetryPolicy.DEFAULTS, InstantSource.system(),
                 FlushScheduler.singleThread("npm-agent-flush"), metrics);
         queue.reconcileEvery(reconcilePeriod);
+        this.flows = new AgentFlows(nodeName, flowConfig, index, metrics);
+        flows.use(backend.name(), backend.flows());
+    }
+
+    /** The node's flow verdicts: what the backend's kernel reported, for /debug/flows and the Events. */
+    public AgentFlows flows() {
+        return flows;
     }
 
     /**
@@ -98,6 +119,7 @@ public final class Agent implements AutoCloseable {
             throw new IllegalStateException("the agent has already started");
         }
         long t0 = System.nanoTime();
+        whole.forEach(index::take);
         queue.submit(compiler.load(whole));
         queue.flushNow();
         metrics.startupSeconds.labelValues("compile_and_apply").set(Metrics.secondsSince(t0));
@@ -112,6 +134,7 @@ public final class Agent implements AutoCloseable {
 
     /** One change after the start, through the compiler into the queue. */
     public void update(ClusterEvent event) {
+        index.take(event);
         queue.submit(compiler.apply(event).delta());
     }
 
@@ -205,6 +228,11 @@ public final class Agent implements AutoCloseable {
         return out;
     }
 
+    /** Where the agent's metrics are registered (the parts of the agent that add their own). */
+    public PrometheusRegistry registry() {
+        return registry;
+    }
+
     /** Writes the metrics, as OpenMetrics text or Prometheus text; safe from any thread. */
     public void writeMetrics(java.io.OutputStream out, boolean openMetrics) throws IOException {
         if (openMetrics) {
@@ -233,5 +261,6 @@ public final class Agent implements AutoCloseable {
     @Override
     public void close() {
         queue.close();
+        flows.close();
     }
 }

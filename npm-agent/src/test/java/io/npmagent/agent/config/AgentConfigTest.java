@@ -98,4 +98,61 @@ class AgentConfigTest {
         assertThatThrownBy(() -> AgentConfig.parse("[1, 2]")).hasMessageContaining("an object of settings, not a list");
         assertThatThrownBy(() -> AgentConfig.parse("{\"a\": 1, \"a\": 2}")).isInstanceOf(AgentConfig.Rejected.class);
     }
+
+    @Test
+    void flowsHaveTheirDefaultsAndEachKeyCanBeSet() throws Exception {
+        assertThat(AgentConfig.DEFAULTS.flows()).isEqualTo(new FlowConfig(true, false, 1000, 5, 15, 10_000, false));
+        assertThat(AgentConfig.DEFAULTS.flows().settings()).isEqualTo(io.npmagent.dataplane.flow.FlowSettings.DEFAULT);
+        AgentConfig.Loaded loaded = AgentConfig.parse("""
+                Flows:
+                  Denied: false
+                  Allowed: true
+                  RatePerSecond: 50
+                  IntervalSeconds: 2
+                  RetentionMinutes: 60
+                  MaxFlows: 500
+                  Events: true
+                  Colour: blue
+                """);
+        FlowConfig f = loaded.config().flows();
+        assertThat(f).isEqualTo(new FlowConfig(false, true, 50, 2, 60, 500, true));
+        assertThat(f.settings().interval()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(f.retention()).isEqualTo(Duration.ofMinutes(60));
+        assertThat(loaded.ignored()).singleElement().asString().startsWith("Flows.Colour (unknown");
+        assertThat(AgentConfig.parse("Flows: {Allowed: true}").config().flows())
+                .as("a key left out keeps its default").isEqualTo(new FlowConfig(true, true, 1000, 5, 15, 10_000, false));
+    }
+
+    @Test
+    void aBadFlowsValueIsNamedWithItsKey() {
+        assertThatThrownBy(() -> AgentConfig.parse("""
+                {"Flows": {"Denied": "yes", "RatePerSecond": 0, "IntervalSeconds": 1.5, "RetentionMinutes": "15", "MaxFlows": -1, "Events": 1}}
+                """))
+                .isInstanceOfSatisfying(AgentConfig.Rejected.class, e -> assertThat(e.problems()).satisfiesExactlyInAnyOrder(
+                        p -> assertThat(p).startsWith("Flows.Denied: expected true or false").contains("\"yes\""),
+                        p -> assertThat(p).startsWith("Flows.RatePerSecond: a whole number from 1"),
+                        p -> assertThat(p).startsWith("Flows.IntervalSeconds: a whole number from 1"),
+                        p -> assertThat(p).startsWith("Flows.RetentionMinutes: expected a number"),
+                        p -> assertThat(p).startsWith("Flows.MaxFlows: a whole number from 1"),
+                        p -> assertThat(p).startsWith("Flows.Events: expected true or false")));
+        assertThatThrownBy(() -> AgentConfig.parse("Flows: [1]")).hasMessageContaining("Flows: expected an object");
+    }
+
+    @Test
+    void onlyFlowsEventsAppliesWithoutARestart() throws Exception {
+        AgentConfig before = AgentConfig.DEFAULTS;
+        ConfigReload events = ConfigReload.between(before, AgentConfig.parse("Flows: {Events: true}").config());
+        assertThat(events.applied()).containsExactly("Flows.Events");
+        assertThat(events.restartNeeded()).isEmpty();
+        for (String key : java.util.List.of("Denied: false", "Allowed: true", "RatePerSecond: 7", "IntervalSeconds: 7", "RetentionMinutes: 7",
+                "MaxFlows: 7")) {
+            ConfigReload reload = ConfigReload.between(before, AgentConfig.parse("Flows: {" + key + "}").config());
+            assertThat(reload.applied()).as(key).isEmpty();
+            assertThat(reload.restartNeeded()).as(key).containsExactly("Flows." + key.substring(0, key.indexOf(':')));
+        }
+        AgentConfig changed = AgentConfig.parse("Flows: {Events: true, MaxFlows: 7}").config();
+        AgentConfig inForce = before.withRunTimeKeysOf(changed);
+        assertThat(inForce.flows().events()).as("taken live").isTrue();
+        assertThat(inForce.flows().maxFlows()).as("kept until a restart").isEqualTo(10_000);
+    }
 }

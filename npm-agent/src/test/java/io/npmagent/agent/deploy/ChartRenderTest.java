@@ -99,9 +99,12 @@ class ChartRenderTest {
         for (var e : changed.entrySet()) {
             String key = e.getKey();
             String value = e.getValue().matches("true|false|\\d+") ? e.getValue() : "\"" + e.getValue() + "\"";
-            // NetPolInBackground lives under Toggles in the shipped file, as in NPM's (the agent refuses it in both places).
+            // NetPolInBackground lives under Toggles in the shipped file, as in NPM's (the agent refuses it in both places);
+            // Flows.X is the key X of the Flows object.
             String toggle = key.startsWith("Toggles.") ? key.substring(8) : key.equals("NetPolInBackground") ? key : null;
-            String values = toggle != null ? "config: {Toggles: {" + toggle + ": " + value + "}}" : "config: {" + key + ": " + value + "}";
+            String values = toggle != null ? "config: {Toggles: {" + toggle + ": " + value + "}}"
+                    : key.startsWith("Flows.") ? "config: {Flows: {" + key.substring(6) + ": " + value + "}}"
+                    : "config: {" + key + ": " + value + "}";
             Map<String, Map<String, Object>> rendered = byName(render(values));
             AgentConfig after = AgentConfig.parse(configFile(rendered)).config();
             ConfigReload reload = ConfigReload.between(shipped, after);

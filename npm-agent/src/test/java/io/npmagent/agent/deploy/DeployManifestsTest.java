@@ -170,12 +170,14 @@ class DeployManifestsTest {
         assertThat(byKey).isEqualTo(AgentConfig.DEFAULTS.byKey());
 
         // JSON proper (the key says .json), and no key left out: Toggles.NetPolInBackground is NPM's place
-        // for NetPolInBackground.
+        // for NetPolInBackground; Flows.X is the Flows object's X.
         JsonObject json = JsonParser.parseString(file).getAsJsonObject();
         Set<String> keys = new TreeSet<>();
         for (Map.Entry<String, JsonElement> e : json.entrySet()) {
             if (e.getKey().equals("Toggles")) {
                 e.getValue().getAsJsonObject().keySet().forEach(t -> keys.add(t.equals("NetPolInBackground") ? t : "Toggles." + t));
+            } else if (e.getKey().equals("Flows")) {
+                e.getValue().getAsJsonObject().keySet().forEach(t -> keys.add("Flows." + t));
             } else {
                 keys.add(e.getKey());
             }

@@ -8,6 +8,7 @@ import io.kubernetes.client.openapi.models.V1EventSource;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1ObjectReference;
 import io.npmagent.dataplane.model.ObjectRef;
+import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.ValidationError;
 import java.time.OffsetDateTime;
 import java.util.HashMap;
@@ -67,6 +68,19 @@ public final class ProblemEvents implements AutoCloseable {
         refused.forEach((ref, message) -> postOnce(postedRefusals, ref, message, "ApplyFailed", "the kernel on node " + node
                 + " refused this object's rules (the rest stays enforced; it is retried with backoff, and until it lands"
                 + " the pods it selects stay isolated without its allows): " + message));
+    }
+
+    /**
+     * Posts a Warning Event on a pod now, on the poster thread (any thread may call): what a caller that
+     * deduplicates and caps on its own posts ({@code NetworkPolicyDenied}).
+     */
+    public void postOnPod(PodKey pod, String reason, String text) {
+        CoreV1Event event = event(ObjectRef.of(pod), reason, text);
+        try {
+            poster.execute(() -> post(event));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.log(System.Logger.Level.DEBUG, "not posting {0} on {1}: the agent is stopping", reason, pod);
+        }
     }
 
     /** Posts the event unless {@code posted} says this object's last one had the same message. */

@@ -19,7 +19,7 @@ public final class HarnessMain {
     public static CommandLine commandLine() {
         CommandLine cli = Main.commandLine().addSubcommand(new SandboxCommand());
         Map<String, String> codes = new LinkedHashMap<>(cli.getCommandSpec().usageMessage().exitCodeList());
-        codes.put("4", "apply, uninstall: the kernel refused; sandbox up: it could not be brought up");
+        codes.put("4", "apply, uninstall: the kernel refused; sandbox up: it could not be brought up; flows, sandbox flows: an agent could not be reached");
         codes.put("5", "sandbox probe: the sandbox did not apply its manifests in time");
         cli.getCommandSpec().usageMessage().exitCodeList(codes);
         return cli;

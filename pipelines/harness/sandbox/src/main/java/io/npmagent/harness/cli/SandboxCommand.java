@@ -13,7 +13,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "sandbox", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "A local node in network namespaces: pods with servers, and the agent enforcing between them.",
         subcommands = {SandboxUpCommand.class, SandboxProbeCommand.class, SandboxExecCommand.class, SandboxDownCommand.class,
-            SandboxMetricsCommand.class, SandboxKubeconfigCommand.class, SandboxNodesCommand.class, SandboxNodeCommand.class})
+            SandboxMetricsCommand.class, SandboxKubeconfigCommand.class, SandboxNodesCommand.class, SandboxNodeCommand.class,
+            SandboxFlowsCommand.class})
 final class SandboxCommand implements Runnable {
     @Spec
     CommandSpec spec;

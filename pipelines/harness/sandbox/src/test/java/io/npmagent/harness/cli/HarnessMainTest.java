@@ -21,7 +21,7 @@ class HarnessMainTest {
         CliRun run = HarnessMain.run("sandbox", "--help");
 
         assertThat(run.exitCode()).isZero();
-        assertThat(run.out()).contains("up", "probe", "exec", "down", "metrics", "kubeconfig");
+        assertThat(run.out()).contains("up", "probe", "exec", "down", "metrics", "kubeconfig", "flows");
     }
 
     @Test

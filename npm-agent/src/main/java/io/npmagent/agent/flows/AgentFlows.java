@@ -1,0 +1,119 @@
+package io.npmagent.agent.flows;
+
+import io.npmagent.agent.config.FlowConfig;
+import io.npmagent.dataplane.eval.NearestRule;
+import io.npmagent.dataplane.flow.FlowFilter;
+import io.npmagent.dataplane.flow.FlowLog;
+import io.npmagent.dataplane.flow.FlowRecord;
+import io.npmagent.dataplane.flow.FlowSource;
+import io.npmagent.dataplane.metrics.Metrics;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * The agent's flow verdicts: a {@link FlowLog} fed by the backend's {@link FlowSource}, naming pods by the
+ * {@link ClusterIndex} and finding a default deny's nearest rule ({@link NearestRule}), counted into the
+ * metrics. Readers list ({@link #flows}) and follow ({@link #follow}) here, not on the log, because the log
+ * belongs to a backend: when the agent's backend is replaced ({@link #use}), the old source is closed and a
+ * new log decodes the new backend's attribution numbers (the old numbers mean nothing to it), while
+ * followers carry on. The old backend's flows go with its log.
+ *
+ * <p>Thread-safe: {@link #use} from the agent's thread, reports on the source's, readers on theirs.
+ */
+public final class AgentFlows implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(AgentFlows.class.getName());
+
+    private final String node;
+    private final FlowConfig config;
+    private final ClusterIndex cluster;
+    private final Metrics metrics;
+    private final NearestRule nearest;
+    private final List<Consumer<FlowRecord>> followers = new CopyOnWriteArrayList<>();
+    private volatile FlowLog log;
+    private volatile String backend = "";
+    private FlowSource source = FlowSource.NONE;
+
+    public AgentFlows(String node, FlowConfig config, ClusterIndex cluster, Metrics metrics) {
+        this.node = node == null ? "" : node;
+        this.config = config;
+        this.cluster = cluster;
+        this.metrics = metrics;
+        this.nearest = new NearestRule(cluster);
+        this.log = newLog("", FlowSource.NONE);
+    }
+
+    /** Reads {@code backend}'s reports from now on, closing the source read before. */
+    public synchronized void use(String backendName, FlowSource next) {
+        FlowSource previous = source;
+        if (previous == next) {
+            return;
+        }
+        try {
+            previous.close();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "closing the flow source of backend {0} failed: {1}", backend, e.toString());
+        }
+        FlowLog fresh = newLog(backendName, next);
+        log = fresh;
+        backend = backendName;
+        source = next;
+        metrics.flowLossFrom(next::lost);
+        if (config.settings().any()) {
+            next.start(config.settings(), fresh::record);
+        }
+    }
+
+    private FlowLog newLog(String backendName, FlowSource from) {
+        FlowLog.NearMiss nearMiss = (report, isolation) -> nearest.nearest(isolation.direction(), isolation.policies(), report.source(),
+                report.destination(), report.protocol(), report.port());
+        FlowLog fresh = new FlowLog(node, backendName, from.refs(), cluster::podKeyAt, nearMiss, metrics::countFlow, config.retention(),
+                config.maxFlows());
+        fresh.follow(FlowFilter.ALL, this::tell);
+        return fresh;
+    }
+
+    private void tell(FlowRecord flow) {
+        for (Consumer<FlowRecord> f : followers) {
+            try {
+                f.accept(flow);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "a flow follower failed: {0}", e.toString());
+            }
+        }
+    }
+
+    /** The flows the filter keeps, latest packet first. */
+    public List<FlowRecord> flows(FlowFilter filter) {
+        return log.flows(filter);
+    }
+
+    /**
+     * Every flow the filter keeps, each time a report changes it, until closed. The sink runs on the reporting
+     * thread: it must not block (hand the flow to a queue of the reader's own).
+     */
+    public AutoCloseable follow(FlowFilter filter, Consumer<FlowRecord> sink) {
+        Consumer<FlowRecord> f = flow -> {
+            if (filter.test(flow)) {
+                sink.accept(flow);
+            }
+        };
+        followers.add(f);
+        return () -> followers.remove(f);
+    }
+
+    /** The backend whose reports are read ("" before {@link #use}). */
+    public String backend() {
+        return backend;
+    }
+
+    public FlowConfig config() {
+        return config;
+    }
+
+    @Override
+    public synchronized void close() {
+        source.close();
+        source = FlowSource.NONE;
+    }
+}

@@ -1,0 +1,135 @@
+package io.npmagent.agent.flows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.npmagent.agent.config.FlowConfig;
+import io.npmagent.dataplane.flow.FlowFilter;
+import io.npmagent.dataplane.flow.FlowRecord;
+import io.npmagent.dataplane.flow.FlowSettings;
+import io.npmagent.dataplane.flow.ReplayedFlows;
+import io.npmagent.dataplane.metrics.Metrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The agent's flow log over its backend's reports: pods named, the nearest rule found, counted, and a replaced backend's source replaced. */
+class AgentFlowsTest {
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Metrics metrics = new Metrics(registry);
+    private final ClusterIndex index = new ClusterIndex();
+
+    AgentFlowsTest() {
+        FlowFixtures.cluster().forEach(index::take);
+    }
+
+    @Test
+    void aDefaultDenyNamesItsPodsThePolicyAndTheNearestRule() {
+        ReplayedFlows source = new ReplayedFlows();
+        AgentFlows flows = new AgentFlows("n1", FlowConfig.DEFAULTS, index, metrics);
+        flows.use("fake", source);
+        source.report(FlowFixtures.deniedIngress(source.refs(), 3, 1));
+        source.report(FlowFixtures.allowedEgress(source.refs(), 2));
+
+        List<FlowRecord> all = flows.flows(FlowFilter.ALL);
+        assertThat(all).as("allowed flows are off by default").hasSize(1);
+        FlowRecord f = all.get(0);
+        assertThat(f.node()).isEqualTo("n1");
+        assertThat(f.backend()).isEqualTo("fake");
+        assertThat(f.source().pod()).hasToString("x/a");
+        assertThat(f.destination().pod()).hasToString("y/b");
+        assertThat(f.attributionText()).contains("y/allow-web isolates it for ingress");
+        assertThat(f.nearest()).isEqualTo("y/allow-web spec.ingress[0] admits the peer but not TCP/80 (its ports: TCP/8080)");
+        assertThat(packets(registry, "denied", "allow-web")).isEqualTo(3);
+    }
+
+    @Test
+    void allowedFlowsWhenTheConfigurationAsksAndLossesInTheMetric() {
+        ReplayedFlows source = new ReplayedFlows();
+        FlowConfig both = new FlowConfig(true, true, 1000, 5, 15, 10_000, false);
+        AgentFlows flows = new AgentFlows("n1", both, index, metrics);
+        flows.use("fake", source);
+        source.report(FlowFixtures.allowedEgress(source.refs(), 2));
+        source.lose("rate");
+        assertThat(flows.flows(FlowFilter.ALL)).singleElement().satisfies(f -> {
+            assertThat(f.destination().pod()).as("the node's address").isNull();
+            assertThat(f.nearest()).isNull();
+        });
+        CounterSnapshot lost = (CounterSnapshot) registry.scrape().stream().filter(m -> m.getMetadata().getName().equals("npm_flow_reports_lost"))
+                .findFirst().orElseThrow();
+        assertThat(lost.getDataPoints()).singleElement().satisfies(d -> assertThat(d.getValue()).isEqualTo(1.0));
+    }
+
+    @Test
+    void aReplacedBackendsSourceIsClosedAndTheNewOneFeedsTheFollowers() {
+        RecordingSource first = new RecordingSource();
+        ReplayedFlows second = new ReplayedFlows();
+        AgentFlows flows = new AgentFlows("n1", FlowConfig.DEFAULTS, index, metrics);
+        List<FlowRecord> followed = new ArrayList<>();
+        flows.follow(FlowFilter.ALL, followed::add);
+        flows.use("bpf", first);
+        assertThat(first.started).isEqualTo(FlowSettings.DEFAULT);
+        first.report(FlowFixtures.deniedIngress(first.refs(), 1, 1));
+        flows.use("nft", second);
+        assertThat(first.closed).isTrue();
+        first.report(FlowFixtures.deniedIngress(first.refs(), 2, 2)); // a late report of the old reader goes nowhere
+        second.report(FlowFixtures.deniedIngress(second.refs(), 5, 3));
+        assertThat(flows.backend()).isEqualTo("nft");
+        assertThat(flows.flows(FlowFilter.ALL)).singleElement().satisfies(f -> {
+            assertThat(f.backend()).isEqualTo("nft");
+            assertThat(f.packets()).isEqualTo(5);
+            assertThat(f.attribution()).as("decoded with the new backend's numbers").isNotNull();
+        });
+        assertThat(followed).extracting(FlowRecord::backend).containsExactly("bpf", "nft");
+    }
+
+    @Test
+    void nothingIsStartedWhenNoVerdictIsReported() {
+        RecordingSource source = new RecordingSource();
+        new AgentFlows("n1", new FlowConfig(false, false, 1000, 5, 15, 10_000, false), index, metrics).use("bpf", source);
+        assertThat(source.started).isNull();
+    }
+
+    static double packets(PrometheusRegistry registry, String verdict, String policy) {
+        return registry.scrape().stream().filter(m -> m.getMetadata().getName().equals("npm_flow_packets")).map(CounterSnapshot.class::cast)
+                .flatMap(c -> c.getDataPoints().stream())
+                .filter(d -> d.getLabels().get("verdict").equals(verdict) && d.getLabels().get("policy").equals(policy))
+                .mapToDouble(CounterSnapshot.CounterDataPointSnapshot::getValue).sum();
+    }
+
+    /** A source that remembers how it was started and closed, and stops delivering once closed, as a kernel reader does. */
+    static final class RecordingSource implements io.npmagent.dataplane.flow.FlowSource {
+        private final io.npmagent.dataplane.flow.AttributionRefs refs = new io.npmagent.dataplane.flow.AttributionRefs();
+        FlowSettings started;
+        boolean closed;
+        private java.util.function.Consumer<io.npmagent.dataplane.flow.FlowReport> sink;
+
+        @Override
+        public io.npmagent.dataplane.flow.AttributionRefs refs() {
+            return refs;
+        }
+
+        @Override
+        public void start(FlowSettings settings, java.util.function.Consumer<io.npmagent.dataplane.flow.FlowReport> sink) {
+            this.started = settings;
+            this.sink = sink;
+        }
+
+        void report(io.npmagent.dataplane.flow.FlowReport r) {
+            if (!closed && sink != null) {
+                sink.accept(r);
+            }
+        }
+
+        @Override
+        public java.util.Map<String, Long> lost() {
+            return java.util.Map.of();
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+}
