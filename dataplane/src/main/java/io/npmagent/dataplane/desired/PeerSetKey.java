@@ -21,6 +21,9 @@ public sealed interface PeerSetKey extends Comparable<PeerSetKey> {
      */
     String canonical();
 
+    /** For people (flow verdicts' nearest rule): {@code pods {app=api} in namespace shop}, {@code ipBlock 10.0.0.0/8 except 10.1.0.0/16}. */
+    String describe();
+
     @Override
     default int compareTo(PeerSetKey o) {
         return canonical().compareTo(o.canonical());
@@ -86,6 +89,11 @@ public sealed interface PeerSetKey extends Comparable<PeerSetKey> {
             return canonical;
         }
 
+        @Override
+        public String describe() {
+            return "pods " + podSelector + (namespace != null ? " in namespace " + namespace : " in namespaces " + namespaceSelector);
+        }
+
         /** The canonical text is unambiguous, so equal texts are equal definitions. */
         @Override
         public boolean equals(Object o) {
@@ -141,6 +149,11 @@ public sealed interface PeerSetKey extends Comparable<PeerSetKey> {
                 }
             }
             return sb.toString();
+        }
+
+        @Override
+        public String describe() {
+            return "ipBlock " + cidr + (except.isEmpty() ? "" : " except " + except.stream().map(Cidr::toString).collect(java.util.stream.Collectors.joining(", ")));
         }
 
         @Override

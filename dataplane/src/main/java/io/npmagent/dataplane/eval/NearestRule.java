@@ -1,6 +1,7 @@
 package io.npmagent.dataplane.eval;
 
 import io.npmagent.dataplane.desired.CompiledRule;
+import io.npmagent.dataplane.desired.PeerSetKey;
 import io.npmagent.dataplane.model.ApiSyntax;
 import io.npmagent.dataplane.model.ClusterState;
 import io.npmagent.dataplane.model.Direction;
@@ -121,7 +122,7 @@ public final class NearestRule {
     }
 
     private static String peers(CompiledRule rule) {
-        return rule.anyPeer() ? "any" : rule.peers().stream().map(Object::toString).collect(Collectors.joining(", "));
+        return rule.anyPeer() ? "any" : rule.peers().stream().map(PeerSetKey::describe).collect(Collectors.joining(", "));
     }
 
     /** Names and labels are the cluster's, untrusted: no control character reaches a terminal or an Event. */
