@@ -13,6 +13,8 @@ public final class ExitCodes {
     public static final int FAILED = 4;
     /** The harness's sandbox probe: the sandbox did not apply its manifests in time. */
     public static final int NOT_CONVERGED = 5;
+    /** explain --flow: the kernel's verdict on a recorded flow and the policies' intent disagree. */
+    public static final int DISAGREE = 6;
 
     private ExitCodes() {}
 }

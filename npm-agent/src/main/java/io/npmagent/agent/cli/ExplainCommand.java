@@ -1,5 +1,6 @@
 package io.npmagent.agent.cli;
 
+import io.npmagent.agent.flows.FlowReplay;
 import io.npmagent.agent.source.manifest.ParsedManifests;
 import io.npmagent.dataplane.eval.Endpoint;
 import io.npmagent.dataplane.eval.ReferenceEvaluator;
@@ -33,14 +34,20 @@ final class ExplainCommand implements Callable<Integer> {
     @Mixin
     ManifestDirOption manifests;
 
-    @Option(names = "--from", required = true, paramLabel = "NS/POD|IP", description = "The source: a pod or an address.")
+    @Option(names = "--from", paramLabel = "NS/POD|IP", description = "The source: a pod or an address.")
     String from;
 
-    @Option(names = "--to", required = true, paramLabel = "NS/POD|IP", description = "The destination: a pod or an address.")
+    @Option(names = "--to", paramLabel = "NS/POD|IP", description = "The destination: a pod or an address.")
     String to;
 
-    @Option(names = "--port", required = true, paramLabel = "N", description = "Destination port, 1-65535.")
+    @Option(names = "--port", paramLabel = "N", description = "Destination port, 1-65535.")
     int port;
+
+    @Option(names = "--flow", paramLabel = "FILE",
+            description = "Instead of --from/--to/--port: replay a flow the kernel recorded (a line of `npm-agent flows --output json`; - reads "
+                    + "standard input) and say whether the kernel's verdict and what decided it agree with the policies in --manifests "
+                    + "(exit 0 agree, 6 disagree).")
+    String flow;
 
     @Option(names = "--protocol", defaultValue = "TCP", paramLabel = "PROTO",
             description = "TCP, UDP or SCTP (default: ${DEFAULT-VALUE}).")
@@ -63,6 +70,22 @@ final class ExplainCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try {
+            if (flow != null) {
+                if (from != null || to != null || port != 0) {
+                    throw new Usage("--flow replays a recorded flow: give it without --from, --to and --port");
+                }
+                ParsedManifests parsed = load();
+                parsed.errors().forEach(e -> err.println("warning: " + e));
+                FlowReplay.Outcome outcome = FlowReplay.replay(FlowReplay.read(flow, System.in), parsed.toClusterState(),
+                        "in " + manifests.dir);
+                outcome.warnings().forEach(w -> err.println("warning: " + w));
+                out.println(outcome.text());
+                out.flush();
+                return outcome.agree() ? ExitCodes.OK : ExitCodes.DISAGREE;
+            }
+            if (from == null || to == null) {
+                throw new Usage("give --from, --to and --port, or --flow");
+            }
             if (port < 1 || port > 65535) {
                 throw new Usage("--port must be between 1 and 65535, not " + port);
             }
@@ -76,7 +99,7 @@ final class ExplainCommand implements Callable<Integer> {
             out.println(verdict.explain());
             out.flush();
             return verdict.allowed() ? ExitCodes.OK : ExitCodes.DENIED;
-        } catch (Usage e) {
+        } catch (Usage | FlowReplay.BadFlow e) {
             err.println("npm-agent explain: " + e.getMessage());
             return ExitCodes.USAGE;
         }
