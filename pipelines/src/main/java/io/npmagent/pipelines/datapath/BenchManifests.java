@@ -31,6 +31,7 @@ final class BenchManifests {
     static final String CLIENT = NAMESPACE + "/client";
     static final String INTRUDER = NAMESPACE + "/intruder";
     static final String SERVER_IP = "10.77.0.10";
+    static final String INTRUDER_IP = "10.77.0.30";
     /** The server's Service (its ClusterIP, in the sandbox's Service range 10.96.0.0/16). */
     static final String SERVICE_IP = "10.96.77.10";
     /** The policy that isolates the client's egress (with N > 0). */
@@ -57,7 +58,7 @@ final class BenchManifests {
                   labels: {name: bench}
                 """);
         write(dir.resolve("pods.yaml"), pod("server", SERVER_IP) + "---\n" + pod("client", "10.77.0.20") + "---\n"
-                + pod("intruder", "10.77.0.30"));
+                + pod("intruder", INTRUDER_IP));
         write(dir.resolve("services.yaml"), """
                 apiVersion: v1
                 kind: Service

@@ -48,6 +48,11 @@ public final class DatapathMain implements Callable<Integer> {
             + "throughput and CPU per Gbit between two pods, and a pod limited to " + BigTcpRun.LIMIT + ".")
     boolean bigTcp;
 
+    @Option(names = "--flows", description = "Measure flow verdicts' cost instead: with " + FlowCostRun.POLICIES + " policies, flows off and on "
+            + "side by side, new connections per second and throughput, then under a flood of denied SYNs from one pod (each to a new port): "
+            + "the client's rate, the machine's CPU, flows recorded and reports lost a second.")
+    boolean flows;
+
     @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
     Path json;
 
@@ -77,6 +82,9 @@ public final class DatapathMain implements Callable<Integer> {
             return 2;
         }
         List<String> chosen = backends != null ? backends : DEFAULT_BACKENDS;
+        if (flows) {
+            return flowCost(out, tcprate, chosen);
+        }
         String command = command(chosen);
         out.println("# reproduce: " + command);
         out.printf(Locale.ROOT, "# %d cores, kernel %s; other load on the machine shows in the figures%n",
@@ -103,6 +111,38 @@ public final class DatapathMain implements Callable<Integer> {
         boolean measured = points.stream().anyMatch(DatapathPoint::ok);
         boolean sound = points.stream().allMatch(p -> p.status().equals("skipped") || p.ok() && p.enforcedAsExpected());
         return measured && sound ? 0 : 1;
+    }
+
+    private int flowCost(PrintStream out, TcpRate tcprate, List<String> chosen) throws IOException {
+        out.println("# reproduce: pipelines/datapath --flows" + chosen.stream().map(b -> " --backend " + b).collect(Collectors.joining())
+                + " --seconds " + seconds + " --repeat " + repeat + (connectionsOnly ? " --connections-only" : ""));
+        out.printf(Locale.ROOT, "# %d cores, kernel %s; other load on the machine shows in the figures%n",
+                Runtime.getRuntime().availableProcessors(), System.getProperty("os.version"));
+        FlowCostRun run;
+        try {
+            run = new FlowCostRun(tcprate, new DatapathRun.Settings(seconds, repeat, connectionsOnly), out);
+        } catch (NativeTool.BuildFailed e) {
+            System.err.println("datapath: " + e.getMessage());
+            return 2;
+        }
+        List<FlowCostRun.Row> rows = new ArrayList<>();
+        for (String backend : chosen) {
+            Optional<String> skip = skipReason(backend);
+            if (skip.isPresent()) {
+                out.println("# " + backend + ": skipped: " + skip.get());
+                continue;
+            }
+            for (boolean on : new boolean[] {false, true}) {
+                rows.add(run.measure(backend, on, sandboxName(backend)));
+            }
+        }
+        out.println();
+        out.print(FlowCostRun.table(rows));
+        if (json != null) {
+            Files.writeString(json, new GsonBuilder().setPrettyPrinting().serializeSpecialFloatingPointValues().create().toJson(rows));
+            out.println("wrote " + json);
+        }
+        return !rows.isEmpty() && rows.stream().allMatch(r -> r.error() == null) ? 0 : 1;
     }
 
     private int bigTcp(PrintStream out) throws IOException {

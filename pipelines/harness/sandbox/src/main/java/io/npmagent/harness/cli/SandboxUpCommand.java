@@ -53,6 +53,11 @@ final class SandboxUpCommand implements Callable<Integer> {
     @Mixin
     BandwidthOptions bandwidth;
 
+    @Option(names = "--agent-config", paramLabel = "JSON",
+            description = "Keys of the agent's configuration (as the ConfigMap's npm-agent.json) for every node's agent, e.g. "
+                    + "'{\"Flows\": {\"Denied\": false}}'.")
+    String agentConfig;
+
     @Option(names = "--wait-seconds", defaultValue = "60", paramLabel = "S", description = "How long to wait for the first apply.")
     long waitSeconds;
 
@@ -60,7 +65,7 @@ final class SandboxUpCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         Sandbox sandbox = name.sandbox();
         try {
-            AgentStatus status = SandboxLifecycle.up(sandbox, manifests, backend, kubeProxyMode, bandwidth.settings(), nodes,
+            AgentStatus status = SandboxLifecycle.up(sandbox, manifests, backend, kubeProxyMode, bandwidth.settings(), nodes, agentConfig,
                     Duration.ofSeconds(waitSeconds));
             String where = String.join(", ", sandbox.nodes().stream().map(n -> n.name() + " (namespace " + n.netns() + ")").toList());
             spec.commandLine().getOut().printf("sandbox %s is up: %s %s, %d pods, backend %s, %d policies applied%n"

@@ -41,9 +41,12 @@ public final class Sandbox {
     private final String name;
     private final Path dir;
 
-    /** What {@code sandbox up} started: kept so that probe, exec and down find it again. */
+    /**
+     * What {@code sandbox up} started: kept so that probe, exec and down find it again. {@code agentConfig}: keys of the
+     * agent's configuration ({@code --agent-config}, a JSON object's text) set on every node's agent; null for none.
+     */
     public record Spec(String name, String manifests, String backend, String kubeProxyMode, Shaping shaping, long daemonPid, String created,
-            int nodes) {
+            int nodes, String agentConfig) {
         /** How many nodes: a spec of an older version, without the count, had one. */
         public int nodeCount() {
             return Math.max(1, nodes);

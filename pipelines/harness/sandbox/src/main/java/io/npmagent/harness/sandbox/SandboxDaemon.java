@@ -9,6 +9,8 @@ import io.npmagent.harness.process.Daemon;
 import io.npmagent.agent.source.k8s.ServerDigest;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
 import io.npmagent.dataplane.exec.ProcessRunner;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -135,8 +137,12 @@ public final class SandboxDaemon {
             // The HTTP endpoints on loopback ports of the agent's own, so agents and sandboxes side by side never clash.
             Files.createDirectories(node.stateDir());
             Path config = node.stateDir().resolve("agent-config.json");
-            Files.writeString(config, "{\"ListeningAddress\": \"127.0.0.1\", \"ListeningPort\": " + ControlPlane.freePort()
-                    + ", \"DebugListeningAddress\": \"127.0.0.1\", \"DebugListeningPort\": " + ControlPlane.freePort() + "}\n");
+            JsonObject settings = spec.agentConfig() == null ? new JsonObject() : JsonParser.parseString(spec.agentConfig()).getAsJsonObject();
+            settings.addProperty("ListeningAddress", "127.0.0.1");
+            settings.addProperty("ListeningPort", ControlPlane.freePort());
+            settings.addProperty("DebugListeningAddress", "127.0.0.1");
+            settings.addProperty("DebugListeningPort", ControlPlane.freePort());
+            Files.writeString(config, settings + "\n");
             var shaping = Sandbox.Shaping.settings(spec.shaping());
             Path cgroup = node.cgroup(); // the node's pods' processes are below it (PodPlumbing)
             Cgroups.create(cgroup);

@@ -48,9 +48,24 @@ public final class SandboxLifecycle {
 
     public static final List<String> KUBE_PROXY_MODES = List.of("iptables", "nftables");
 
+    private static boolean jsonObject(String text) {
+        try {
+            return com.google.gson.JsonParser.parseString(text).isJsonObject();
+        } catch (com.google.gson.JsonParseException e) {
+            return false;
+        }
+    }
+
+    /**
+     * @param agentConfig keys of the agent's configuration file (a JSON object's text, as the ConfigMap's
+     *                    {@code npm-agent.json}) for every node's agent, or null
+     */
     public static AgentStatus up(Sandbox sandbox, Path manifests, String backend, String kubeProxyMode, BandwidthSettings bandwidth, int nodes,
-            Duration wait) throws IOException, UpFailed {
+            String agentConfig, Duration wait) throws IOException, UpFailed {
         CommandRunner host = ProcessRunner.host();
+        if (agentConfig != null && !jsonObject(agentConfig)) {
+            throw new UpFailed("--agent-config must be a JSON object (keys of the agent's npm-agent.json), not " + agentConfig);
+        }
         if (!Files.isDirectory(manifests)) {
             throw new UpFailed("--manifests " + manifests + " is not a directory");
         }
@@ -89,12 +104,12 @@ public final class SandboxLifecycle {
             // The upstream binaries first (built on a machine's first run, with their progress), so the daemon's wait is only for the cluster.
             io.npmagent.harness.controlplane.KubeBinaries.dir();
             sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, kubeProxyMode, Sandbox.Shaping.of(bandwidth), 0,
-                    Instant.now().toString(), nodes));
+                    Instant.now().toString(), nodes, agentConfig));
             sandbox.script("podserver.py");
             sandbox.script("prober.py");
             long pid = startDaemon(sandbox);
             sandbox.writeSpec(new Sandbox.Spec(sandbox.name(), absolute.toString(), resolved, kubeProxyMode, Sandbox.Shaping.of(bandwidth), pid,
-                    Instant.now().toString(), nodes));
+                    Instant.now().toString(), nodes, agentConfig));
             return Convergence.await(sandbox, wait);
         } catch (Convergence.NotConverged e) {
             throw new UpFailed(e.getMessage() + tail(sandbox.dir().resolve("daemon.log")) + tail(sandbox.dir().resolve("agent.log")));

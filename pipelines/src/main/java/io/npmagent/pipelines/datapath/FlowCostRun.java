@@ -1,0 +1,193 @@
+package io.npmagent.pipelines.datapath;
+
+import io.npmagent.harness.sandbox.Convergence;
+import io.npmagent.harness.sandbox.Sandbox;
+import io.npmagent.harness.sandbox.ServiceTargets;
+import io.npmagent.pipelines.bench.BenchSandbox;
+import io.npmagent.pipelines.bench.Iperf;
+import io.npmagent.pipelines.bench.NativeTool;
+import io.npmagent.pipelines.bench.PromText;
+import io.npmagent.pipelines.bench.TempDir;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * {@code pipelines/datapath --flows}: what flow verdicts cost, per backend, with 1,000 policies selecting the
+ * server, side by side with flows off ({@code Flows.Denied: false}) and on (the default). Each side: new
+ * connections per second and throughput from the allowed client; then a flood of denied SYNs from the
+ * intruder ({@code synflood}, one core, each to a new port: a new flow each, the worst case for the
+ * reports) while the client measures again, with the node's CPU (the whole machine's, from
+ * {@code /proc/stat}: the sandbox's node shares its kernel), the flows the agent recorded a second (each
+ * flow's first report) and the reports counted lost a second, from the agent's metrics.
+ */
+final class FlowCostRun {
+    static final int POLICIES = 1000;
+    /** Reports a second per CPU the sandbox's agent may send (Flows.RatePerSecond, the default). */
+    static final int RATE = 1000;
+    private static final int FLOOD_FIRST_PORT = 10_000;
+    private static final int FLOOD_PORTS = 50_000;
+    private static final Duration SERVICE_WAIT = Duration.ofSeconds(60);
+
+    /** One side of one backend; NaN where not measured. */
+    record Row(String backend, boolean flows, double connections, double gbit, double synsSent, double connectionsUnderFlood,
+            double cpuBusy, double flowsPerSecond, double lostPerSecond, String error) {}
+
+    private final TcpRate tcprate;
+    private final Path synflood;
+    private final DatapathRun.Settings settings;
+    private final PrintStream progress;
+
+    FlowCostRun(TcpRate tcprate, DatapathRun.Settings settings, PrintStream progress) throws IOException, NativeTool.BuildFailed {
+        this.tcprate = tcprate;
+        this.synflood = NativeTool.build("synflood");
+        this.settings = settings;
+        this.progress = progress;
+    }
+
+    Row measure(String backend, boolean flows, String sandboxName) {
+        String side = backend + ", flows " + (flows ? "on" : "off");
+        try (TempDir dir = TempDir.create("npm-flowcost-")) {
+            BenchManifests.write(dir.path(), POLICIES);
+            String config = "{\"Flows\": {\"Denied\": " + flows + ", \"RatePerSecond\": " + RATE + "}}";
+            try (BenchSandbox sandbox = BenchSandbox.up(sandboxName, dir.path(), backend, BenchManifests.applied(POLICIES), "--agent-config", config)) {
+                ServiceTargets.await(Sandbox.named(sandboxName), SERVICE_WAIT);
+                sandbox.startServer(BenchManifests.SERVER, tcprate.server(BenchManifests.RATE_PORT), "ready");
+                if (!settings.connectionsOnly()) {
+                    sandbox.startServer(BenchManifests.SERVER, Iperf.server(BenchManifests.IPERF_PORT), Iperf.READY);
+                }
+                Duration timeout = Duration.ofSeconds(settings.seconds() + DatapathRun.WARMUP_SECONDS + 30L);
+                List<Double> connections = new ArrayList<>();
+                List<Double> gbits = new ArrayList<>();
+                for (int i = 1; i <= settings.repeat(); i++) {
+                    connections.add(connectionRate(sandbox, timeout));
+                    if (!settings.connectionsOnly()) {
+                        gbits.add(Iperf.gbitPerSecond(sandbox.run(BenchManifests.CLIENT, Iperf.client(BenchManifests.SERVER_IP,
+                                BenchManifests.IPERF_PORT, settings.seconds(), DatapathRun.WARMUP_SECONDS), timeout)));
+                    }
+                    say("%s: run %d/%d: %.0f conn/s%s", side, i, settings.repeat(), connections.get(i - 1),
+                            gbits.isEmpty() ? "" : String.format(Locale.ROOT, ", %.2f Gbit/s", gbits.get(i - 1)));
+                }
+                Flood f = flood(sandbox, timeout);
+                say("%s: under a flood of %.0f denied SYNs/s: %.0f conn/s, CPU %.0f%% busy, %.0f flows recorded/s, %.0f reports lost/s", side,
+                        f.synsSent, f.connections, 100 * f.cpuBusy, f.flowsPerSecond, f.lostPerSecond);
+                return new Row(backend, flows, median(connections), gbits.isEmpty() ? Double.NaN : median(gbits), f.synsSent, f.connections,
+                        f.cpuBusy, f.flowsPerSecond, f.lostPerSecond, null);
+            }
+        } catch (IOException | BenchSandbox.UpFailed | Convergence.NotConverged | RuntimeException e) {
+            say("%s: FAILED: %s", side, e.getMessage());
+            return new Row(backend, flows, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                    String.valueOf(e.getMessage()));
+        }
+    }
+
+    private record Flood(double synsSent, double connections, double cpuBusy, double flowsPerSecond, double lostPerSecond) {}
+
+    /** The intruder's SYN flood and, at the same time, the client's new connections; the agent's counters and the CPU around both. */
+    private Flood flood(BenchSandbox sandbox, Duration timeout) throws IOException {
+        String before = sandbox.metrics();
+        long[] cpuBefore = cpu();
+        long t0 = System.nanoTime();
+        int seconds = settings.seconds() + DatapathRun.WARMUP_SECONDS;
+        CompletableFuture<String> sent = CompletableFuture.supplyAsync(() -> {
+            try {
+                var r = sandbox.run(BenchManifests.INTRUDER, List.of(synflood.toString(), BenchManifests.INTRUDER_IP, BenchManifests.SERVER_IP,
+                        Integer.toString(FLOOD_FIRST_PORT), Integer.toString(FLOOD_PORTS), Integer.toString(seconds)), timeout);
+                if (!r.ok()) {
+                    throw new IllegalStateException("synflood failed: " + r.errorSummary());
+                }
+                return r.stdout().strip();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        double connections = connectionRate(sandbox, timeout);
+        double syns = Double.parseDouble(sent.join());
+        long[] cpuAfter = cpu();
+        double elapsed = (System.nanoTime() - t0) / 1e9;
+        sleep(Duration.ofMillis(1500)); // the agent writes its metrics every second
+        String after = sandbox.metrics();
+        double flows = PromText.total(after, "npm_flows_total") - PromText.total(before, "npm_flows_total");
+        double lost = PromText.total(after, "npm_flow_reports_lost_total") - PromText.total(before, "npm_flow_reports_lost_total");
+        double idle = (cpuAfter[1] - cpuBefore[1]);
+        double total = (cpuAfter[0] - cpuBefore[0]);
+        return new Flood(syns, connections, total == 0 ? Double.NaN : 1 - idle / total, flows / elapsed, lost / elapsed);
+    }
+
+    private double connectionRate(BenchSandbox sandbox, Duration timeout) throws IOException {
+        double rate = TcpRate.parse(sandbox.run(BenchManifests.CLIENT, tcprate.client(BenchManifests.SERVER_IP, BenchManifests.RATE_PORT,
+                settings.seconds(), TcpRate.CONCURRENCY, DatapathRun.WARMUP_SECONDS, Duration.ofSeconds(1)), timeout));
+        if (rate <= 0) {
+            throw new IOException("the client could not connect to the server: the policies that admit it did not work");
+        }
+        return rate;
+    }
+
+    /** The machine's CPU time from /proc/stat's first line: {total, idle + iowait}, in ticks. */
+    static long[] cpu() throws IOException {
+        return cpu(Files.readAllLines(Path.of("/proc/stat")).get(0));
+    }
+
+    static long[] cpu(String line) {
+        String[] f = line.trim().split("\\s+");
+        long total = 0;
+        for (int i = 1; i < f.length && i <= 8; i++) { // user nice system idle iowait irq softirq steal (guest is in user)
+            total += Long.parseLong(f[i]);
+        }
+        return new long[] {total, Long.parseLong(f[4]) + Long.parseLong(f[5])};
+    }
+
+    static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    /** Both sides of each backend, side by side, and flows on against off. */
+    static String table(List<Row> rows) {
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "flow verdicts' cost, %d policies selecting the server%n", POLICIES));
+        b.append(String.format(Locale.ROOT, "%-16s %-5s %10s %8s %10s %14s %9s %12s %10s %s%n", "backend", "flows", "conn/s", "Gbit/s",
+                "flood SYN/s", "conn/s flooded", "CPU busy", "flows/s", "lost/s", "on vs off"));
+        for (Row r : rows) {
+            if (r.error() != null) {
+                b.append(String.format(Locale.ROOT, "%-16s %-5s FAILED: %s%n", r.backend(), r.flows() ? "on" : "off", r.error()));
+                continue;
+            }
+            String versus = "";
+            if (r.flows()) {
+                Row off = rows.stream().filter(o -> o.backend().equals(r.backend()) && !o.flows() && o.error() == null).findFirst().orElse(null);
+                if (off != null) {
+                    versus = String.format(Locale.ROOT, "conn/s %+.1f%%, flooded %+.1f%%", 100 * (r.connections() / off.connections() - 1),
+                            100 * (r.connectionsUnderFlood() / off.connectionsUnderFlood() - 1));
+                }
+            }
+            b.append(String.format(Locale.ROOT, "%-16s %-5s %10.0f %8.2f %10.0f %14.0f %8.0f%% %12.0f %10.0f %s%n", r.backend(),
+                    r.flows() ? "on" : "off", r.connections(), r.gbit(), r.synsSent(), r.connectionsUnderFlood(), 100 * r.cpuBusy(),
+                    r.flowsPerSecond(), r.lostPerSecond(), versus));
+        }
+        return b.toString();
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void say(String format, Object... args) {
+        synchronized (progress) {
+            progress.println("# " + String.format(Locale.ROOT, format, args));
+            progress.flush();
+        }
+    }
+}
