@@ -59,8 +59,12 @@ public final class AgentFlows implements AutoCloseable {
         backend = backendName;
         source = next;
         metrics.flowLossFrom(next::lost);
-        if (config.settings().any()) {
+        // Also with nothing to report: the kernel may hold a previous run's settings (a pinned map, log rules) until told.
+        try {
             next.start(config.settings(), fresh::record);
+        } catch (RuntimeException e) {
+            // Reports are for people; enforcement goes on without them.
+            LOG.log(System.Logger.Level.WARNING, "flow verdicts of backend {0} cannot be read: {1}", backendName, e.toString());
         }
     }
 
