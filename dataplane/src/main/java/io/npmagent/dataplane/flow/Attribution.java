@@ -23,8 +23,17 @@ public sealed interface Attribution {
     /** The tier that decided; null for the default. */
     Tier tier();
 
-    /** The policies named, one metric series each: {@code [namespace, name, rule]} ({@code rule}: its index, or "isolation"). */
-    List<List<String>> series();
+    /** The policies named, each {@code [namespace, name, rule]} ({@code rule}: its index, "isolation", "unheld"). */
+    List<List<String>> named();
+
+    /**
+     * The metric series a flow it decided counts in ({@code [policy_namespace, policy, rule]}): the rule's, or for a
+     * default deny one series for the namespace ({@code [namespace, "", "isolation"]}: the policies isolating a pod
+     * are all its namespace's), so a flow costs one counter however many policies isolate the pod.
+     */
+    default List<List<String>> metricSeries() {
+        return named();
+    }
 
     /** For people: {@code Admin cnp/deny-metadata egress[0]}, {@code NetworkPolicy y/deny-all isolates (no rule admits)}. */
     String text();
@@ -46,7 +55,7 @@ public sealed interface Attribution {
         }
 
         @Override
-        public List<List<String>> series() {
+        public List<List<String>> named() {
             return List.of(List.of(rule.policy().namespace(), rule.policy().name(), Integer.toString(rule.index())));
         }
 
@@ -74,7 +83,7 @@ public sealed interface Attribution {
         }
 
         @Override
-        public List<List<String>> series() {
+        public List<List<String>> named() {
             return List.of(List.of("", rule.policy(), Integer.toString(rule.index())));
         }
 
@@ -105,8 +114,13 @@ public sealed interface Attribution {
         }
 
         @Override
-        public List<List<String>> series() {
+        public List<List<String>> named() {
             return policies.stream().map(p -> List.of(p.namespace(), p.name(), "isolation")).toList();
+        }
+
+        @Override
+        public List<List<String>> metricSeries() {
+            return policies.isEmpty() ? List.of() : List.of(List.of(policies.get(0).namespace(), "", "isolation"));
         }
 
         @Override
@@ -132,7 +146,7 @@ public sealed interface Attribution {
         }
 
         @Override
-        public List<List<String>> series() {
+        public List<List<String>> named() {
             return List.of(List.of("", policy, "unheld"));
         }
 
@@ -155,7 +169,7 @@ public sealed interface Attribution {
         }
 
         @Override
-        public List<List<String>> series() {
+        public List<List<String>> named() {
             return List.of();
         }
 

@@ -24,7 +24,7 @@ public record FlowFilter(FlowVerdict verdict, PodKey pod, String namespace, Stri
         if (since != null && f.last().isBefore(since)) {
             return false;
         }
-        return policy == null || (f.attribution() != null && f.attribution().series().stream()
+        return policy == null || (f.attribution() != null && f.attribution().named().stream()
                 .anyMatch(s -> policy.equals(s.get(1)) || policy.equals(s.get(0) + "/" + s.get(1))));
     }
 

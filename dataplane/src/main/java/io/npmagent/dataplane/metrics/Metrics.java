@@ -175,8 +175,8 @@ public final class Metrics {
         flowPackets = Counter.builder()
                 .name("npm_flow_packets_total")
                 .help("Packets of the flows the kernel reported (denied flows, and allowed ones where enabled), per verdict, reason, "
-                        + "direction and what decided: kind, policy_namespace, policy, tier and rule (a rule's index; isolation: a "
-                        + "NetworkPolicy default deny, counted under each policy that isolates the pod).")
+                        + "direction and what decided: kind, policy_namespace, policy, tier and rule (a rule's index; rule isolation, "
+                        + "policy empty: a NetworkPolicy default deny in that namespace, whichever policies isolate the pod).")
                 .labelNames("verdict", "reason", "direction", "kind", "policy_namespace", "policy", "tier", "rule")
                 .register(registry);
         flows = Counter.builder()
@@ -269,7 +269,7 @@ public final class Metrics {
         Attribution a = flow.attribution();
         String kind = a == null ? "" : a.kind();
         String tier = a == null || a.tier() == null ? "" : a.tier().apiName();
-        List<List<String>> series = a == null || a.series().isEmpty() ? List.of(List.of("", "", "")) : a.series();
+        List<List<String>> series = a == null || a.metricSeries().isEmpty() ? List.of(List.of("", "", "")) : a.metricSeries();
         for (List<String> s : series) {
             String[] labels = {verdict, reason, direction, kind, s.get(0), s.get(1), tier, s.get(2)};
             flowPackets.labelValues(labels).inc(packets);

@@ -77,7 +77,7 @@ public final class FlowJson {
         o.addProperty("kind", a.kind());
         o.addProperty("tier", a.tier() == null ? null : a.tier().apiName());
         JsonArray policies = new JsonArray();
-        for (List<String> s : a.series()) {
+        for (List<String> s : a.named()) {
             JsonObject p = new JsonObject();
             p.addProperty("namespace", s.get(0));
             p.addProperty("name", s.get(1));
