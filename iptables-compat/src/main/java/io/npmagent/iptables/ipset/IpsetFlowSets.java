@@ -121,18 +121,8 @@ public final class IpsetFlowSets {
         }
         int protocol = protocol(key[1].substring(0, colon));
         int port = Integer.parseInt(key[1].substring(colon + 1));
-        long packets = -1;
-        long bytes = -1;
-        for (int i = 3; i + 1 < f.length; i += 2) {
-            if (!f[i + 1].matches("[0-9]{1,19}")) {
-                return null;
-            }
-            switch (f[i]) {
-                case "packets" -> packets = Long.parseLong(f[i + 1]);
-                case "bytes" -> bytes = Long.parseLong(f[i + 1]);
-                default -> { } // timeout, and whatever a later ipset prints
-            }
-        }
+        long packets = counter(f, "packets");
+        long bytes = counter(f, "bytes");
         if (protocol < 0 || port > 65535 || packets < 0 || bytes < 0) {
             return null;
         }
@@ -141,6 +131,16 @@ public final class IpsetFlowSets {
         } catch (IllegalArgumentException e) {
             return null;
         }
+    }
+
+    /** The number after {@code word} among an element's options (timeout, counters, whatever a later ipset prints), or -1. */
+    private static long counter(String[] f, String word) {
+        for (int i = 3; i + 1 < f.length; i++) {
+            if (f[i].equals(word)) {
+                return f[i + 1].matches("[0-9]{1,18}") ? Long.parseLong(f[i + 1]) : -1;
+            }
+        }
+        return -1;
     }
 
     /** ipset prints a protocol by its /etc/protocols name, or by number where it has none. */
