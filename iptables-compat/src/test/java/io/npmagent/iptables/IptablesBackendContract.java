@@ -38,6 +38,8 @@ import io.npmagent.iptables.model.Names;
 import io.npmagent.iptables.render.IptablesRules;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Duration;
+import io.npmagent.dataplane.flow.FlowSettings;
+import io.npmagent.iptables.ipset.IpsetFlowSets;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -278,6 +280,36 @@ public abstract class IptablesBackendContract {
 
         assertThat(save()).doesNotContain("NPM-PI-").contains("NPM-PE-");
         assertThat(sets()).doesNotContain("npm-n4-");
+    }
+
+    @Test
+    void policyDropsLogAndCountPerFlowIntoTheirOwnSets() {
+        applied();
+        String rules = save();
+        for (String set : IpsetFlowSets.names()) {
+            assertThat(sets()).as("made before the chains, whether or not reports are started").contains("create " + set + " hash:ip,port,ip");
+        }
+        assertThat(rules).contains("--add-set npm-flows-in4 src,dst,dst").contains("--add-set npm-flows-eg6 src,dst,dst")
+                .containsPattern("-j NFLOG .*--nflog-prefix \"?npm:D:I:[1-9]").containsPattern("-j NFLOG .*--nflog-prefix \"?npm:D:E:[1-9]");
+        assertThat(rules.lines().filter(l -> l.contains("-j NFLOG"))).as("no name in a prefix, only the agent's tokens")
+                .allMatch(l -> l.replaceAll("--comment \"[^\"]*\"", "").matches(".*--nflog-prefix \"?npm:D:[IE]:[0-9]+\"? .*"));
+    }
+
+    @Test
+    void flowsOffRenderPlainDropsAndAFlowSetDestroyedByHandIsBackAfterAQuickReconcile() {
+        IptablesBackend b = applied();
+        b.flows().start(FlowSettings.OFF, r -> { });
+        String rules = save();
+        assertThat(rules).as("drops plain again").doesNotContain("NFLOG").doesNotContain("npm-flows-").contains("-j DROP");
+        assertThat(b.reconcile()).isZero();
+
+        handEditSets("destroy npm-flows-in4"); // nothing names it now, so the kernel lets it go
+        assertThat(sets()).doesNotContain("create npm-flows-in4 ");
+        assertThat(b.quickReconcile()).as("the quick look sees the set missing").isPositive();
+        assertThat(sets()).contains("create npm-flows-in4 ");
+        assertThat(save()).isEqualTo(rules);
+        assertThat(b.reconcile()).isZero();
+        b.close();
     }
 
     @Test
