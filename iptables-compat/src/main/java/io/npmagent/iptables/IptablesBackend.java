@@ -8,13 +8,17 @@ import io.npmagent.iptables.chain.ChainTable;
 import io.npmagent.iptables.detect.IptablesVariant;
 import io.npmagent.dataplane.exec.CommandResult;
 import io.npmagent.dataplane.exec.CommandRunner;
+import io.npmagent.iptables.flow.CountedFlow;
+import io.npmagent.iptables.ipset.IpsetFlowSets;
 import io.npmagent.iptables.ipset.IpsetTable;
 import io.npmagent.iptables.model.ChainId;
 import io.npmagent.iptables.model.Family;
 import io.npmagent.iptables.model.Names;
 import io.npmagent.iptables.model.NetfilterModel;
 import io.npmagent.iptables.model.SetId;
+import io.npmagent.iptables.render.IptablesDrops;
 import io.npmagent.iptables.render.IptablesRules;
+import java.util.ArrayList;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -36,8 +40,14 @@ import java.util.TreeSet;
  * deleted), so a refusal never reads the kernel back to look for drift: {@link #reconcile} and
  * {@link #quickReconcile} repair that. A batch's atomicity: {@link NetfilterBackend}.
  *
+ * <p><b>Flow verdicts.</b> Drops by policy log and count per flow ({@link IptablesDrops}) into four
+ * flow sets ({@link IpsetFlowSets}), created before the first chains that name them whenever a read-back
+ * lacks them (whether or not flows are on: empty sets cost nothing), never compared or rewritten (the
+ * kernel fills them), read by {@link #readFlowCounters} and destroyed by {@link #uninstall}.
+ *
  * <p><b>Restart.</b> The first call reads back the agent's own chains and sets (whatever run made them)
- * and writes only the difference; {@link #uninstall} removes it all.
+ * and writes only the difference; {@link #uninstall} removes it all. Chains whose drops log are
+ * rewritten once by a restarted agent when its attribution numbers differ from the last run's.
  *
  * <p><b>Processes.</b> All through {@link CommandRunner}; restores wait for the xtables lock
  * ({@code -w}), never break it, and are killed after a timeout.
@@ -60,13 +70,15 @@ public final class IptablesBackend extends NetfilterBackend {
     private final IptablesRules rules;
     private final IpsetTable ipsets = new IpsetTable();
     private final Map<Family, ChainTable> chains = new EnumMap<>(Family.class);
+    /** The flow sets the kernel holds, as read back or since written. */
+    private final Set<String> flowSets = new TreeSet<>();
 
     public IptablesBackend(IptablesVariant variant, CommandRunner runner, Metrics metrics, Settings settings) {
         super(metrics);
         this.variant = variant;
         this.runner = runner;
         this.settings = settings;
-        this.rules = new IptablesRules(settings.markBit(), settings.passBit());
+        this.rules = new IptablesRules(settings.markBit(), settings.passBit(), new IptablesDrops(flowMarks));
         for (Family f : Family.values()) {
             chains.put(f, new ChainTable());
         }
@@ -127,8 +139,8 @@ public final class IptablesBackend extends NetfilterBackend {
             throw new BackendException("cannot list ipsets: " + r.errorSummary(), "");
         }
         Set<String> ours = new TreeSet<>();
-        r.stdout().lines().map(String::strip).filter(n -> n.startsWith(Names.SET_PREFIX)).forEach(ours::add);
-        return ours.equals(ipsets.names());
+        r.stdout().lines().map(String::strip).filter(n -> n.startsWith(Names.SET_PREFIX) && !IpsetFlowSets.isFlowSet(n)).forEach(ours::add);
+        return ours.equals(ipsets.names()) && IpsetFlowSets.present(r.stdout()).equals(IpsetFlowSets.names());
     }
 
     @Override
@@ -142,6 +154,7 @@ public final class IptablesBackend extends NetfilterBackend {
         }
         StringBuilder destroy = new StringBuilder();
         ipsets.names().forEach(n -> destroy.append("destroy ").append(n).append('\n'));
+        flowSets.forEach(n -> destroy.append("destroy ").append(n).append('\n')); // after the chains that named them
         if (destroy.length() > 0) {
             ipsetRestore(destroy.toString());
         }
@@ -151,7 +164,7 @@ public final class IptablesBackend extends NetfilterBackend {
     @Override
     public synchronized BackendStatus status() {
         long ruleCount = chains.values().stream().mapToLong(ChainTable::rules).sum();
-        return new BackendStatus(name(), model.policyCount(), ruleCount, ipsets.count(), ipsets.entries());
+        return new BackendStatus(name(), model.policyCount(), ruleCount, ipsets.count() + flowSets.size(), ipsets.entries());
     }
 
     @Override
@@ -171,14 +184,18 @@ public final class IptablesBackend extends NetfilterBackend {
             plans.put(f, chainPlan(f, dirty.chains(), full));
         }
         int changed = sets.prepare().size() + sets.destroy().size();
-        if (!sets.prepare().isEmpty()) {
+        // The flow sets, when a read-back lacks them, in the same restore as the other sets: before any chain names them.
+        String createFlowSets = IpsetFlowSets.createInput(flowSets);
+        if (!sets.prepare().isEmpty() || !createFlowSets.isEmpty()) {
             try {
-                ipsetRestore(sets.prepareInput());
+                ipsetRestore(createFlowSets + (sets.prepare().isEmpty() ? "" : sets.prepareInput()));
             } catch (BackendException e) {
                 reloadSets(); // ipset applies a restore line by line: learn what it did
                 throw e;
             }
             ipsets.preparedOk(sets);
+            changed += IpsetFlowSets.names().size() - flowSets.size();
+            flowSets.addAll(IpsetFlowSets.names());
         }
         for (Family f : Family.values()) {
             ChainTable.Plan plan = plans.get(f);
@@ -203,10 +220,10 @@ public final class IptablesBackend extends NetfilterBackend {
     private ChainTable.Plan chainPlan(Family family, Set<ChainId> touched, boolean full) {
         Map<String, List<ChainTable.Line>> wanted = new HashMap<>();
         Set<String> unwanted = new HashSet<>();
-        for (ChainId id : touched) {
-            if (id.family() != family) {
-                continue;
-            }
+        // In name order: attribution numbers are given as chains render, so the same state renders the same input.
+        List<ChainId> ordered = touched.stream().filter(id -> id.family() == family)
+                .sorted(java.util.Comparator.comparing(Names::chain)).toList();
+        for (ChainId id : ordered) {
             String chain = Names.chain(id);
             if (model.exists(id)) {
                 names.claim(chain, owner(id));
@@ -240,13 +257,29 @@ public final class IptablesBackend extends NetfilterBackend {
     }
 
     /**
-     * Not yet: the iptables rendering writes no log rules and no flow sets (README, known limits), so there
-     * is nothing to count. Its attribution numbers are not written either; a started flow source binds
-     * NFLOG and reports nothing.
+     * {@code ipset save} of each flow set: its elements with their counters. A set not there (flows never
+     * rendered yet, or destroyed by hand until the next reconcile) holds nothing to count.
      */
     @Override
-    protected io.npmagent.iptables.flow.CountedFlow.Reading readFlowCounters() {
-        return new io.npmagent.iptables.flow.CountedFlow.Reading(List.of(), 0);
+    protected CountedFlow.Reading readFlowCounters() {
+        List<CountedFlow> flows = new ArrayList<>();
+        int full = 0;
+        for (Direction d : Direction.values()) {
+            for (Family f : Family.values()) {
+                String name = IpsetFlowSets.name(d, f);
+                CommandResult r = runner.run(List.of("ipset", "save", name), "", settings.timeout());
+                if (!r.ok()) {
+                    if (r.stderr().contains("does not exist")) {
+                        continue;
+                    }
+                    throw new BackendException("cannot list flow set " + name + ": " + r.errorSummary(), "");
+                }
+                if (IpsetFlowSets.parse(r.stdout(), d, flows)) {
+                    full++;
+                }
+            }
+        }
+        return new CountedFlow.Reading(flows, full);
     }
 
     @Override
@@ -267,6 +300,8 @@ public final class IptablesBackend extends NetfilterBackend {
             throw new BackendException("cannot read back ipsets: " + r.errorSummary(), "");
         }
         ipsets.load(r.stdout());
+        flowSets.clear();
+        flowSets.addAll(IpsetFlowSets.present(r.stdout()));
     }
 
     private void ipsetRestore(String input) {

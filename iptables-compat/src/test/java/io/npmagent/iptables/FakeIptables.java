@@ -31,12 +31,12 @@ import java.util.regex.Pattern;
  * compares only its hash comments). Kernel tests check the same against the real tools.
  */
 public final class FakeIptables implements CommandRunner {
-    private static final Set<String> MATCHES = Set.of("addrtype", "comment", "conntrack", "mark", "set", "tcp", "udp", "sctp");
-    private static final Set<String> TARGETS = Set.of("ACCEPT", "DROP", "RETURN", "MARK", "REJECT");
+    private static final Set<String> MATCHES = Set.of("addrtype", "comment", "conntrack", "mark", "set", "tcp", "udp", "sctp", "limit");
+    private static final Set<String> TARGETS = Set.of("ACCEPT", "DROP", "RETURN", "MARK", "REJECT", "SET", "NFLOG");
     private static final List<String> BUILTIN = List.of("INPUT", "FORWARD", "OUTPUT");
     private static final Pattern TARGET = Pattern.compile("(?:^| )-[jg] (\\S+)");
     private static final Pattern MATCH = Pattern.compile("(?:^| )-m (\\S+)");
-    private static final Pattern MATCH_SET = Pattern.compile("--match-set (\\S+)");
+    private static final Pattern MATCH_SET = Pattern.compile("--(?:match|add)-set (\\S+)");
 
     private final IptablesVariant variant;
     private final Map<Family, Map<String, List<String>>> tables = new EnumMap<>(Family.class);
@@ -73,6 +73,15 @@ public final class FakeIptables implements CommandRunner {
                 out.append("create ").append(name).append(' ').append(s.declaration()).append('\n');
                 s.members().forEach(m -> out.append("add ").append(name).append(' ').append(m).append('\n'));
             });
+            return ok(argv, out.toString());
+        }
+        if (argv.size() == 3 && argv.subList(0, 2).equals(List.of("ipset", "save"))) {
+            IpSet s = sets.get(argv.get(2));
+            if (s == null) {
+                return new CommandResult(argv, 1, "", "ipset v7.17: The set with the given name does not exist\n");
+            }
+            StringBuilder out = new StringBuilder("create " + argv.get(2) + " " + s.declaration() + "\n");
+            s.members().forEach(m -> out.append("add ").append(argv.get(2)).append(' ').append(m).append('\n'));
             return ok(argv, out.toString());
         }
         if (argv.equals(List.of("ipset", "list", "-n"))) {
@@ -258,6 +267,6 @@ public final class FakeIptables implements CommandRunner {
 
     private boolean named(String set) {
         return tables.values().stream().flatMap(t -> t.values().stream()).flatMap(List::stream)
-                .anyMatch(r -> r.contains("--match-set " + set + " "));
+                .anyMatch(r -> r.contains("--match-set " + set + " ") || r.contains("--add-set " + set + " "));
     }
 }

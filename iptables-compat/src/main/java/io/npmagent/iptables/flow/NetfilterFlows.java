@@ -188,7 +188,9 @@ public final class NetfilterFlows implements FlowSource {
             try {
                 summarise(sink);
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "{0}: cannot read the flow counters: {1}", backend, e.getMessage());
+                if (!closed) { // a read that close() interrupted is no failure
+                    LOG.log(System.Logger.Level.WARNING, "{0}: cannot read the flow counters: {1}", backend, e.getMessage());
+                }
             }
         }
     }

@@ -148,7 +148,7 @@ public final class IpsetTable {
         Map<String, Set<String>> read = new HashMap<>();
         for (String line : save.split("\n")) {
             String[] f = line.strip().split("\\s+", 3);
-            if (f.length < 2 || !f[1].startsWith(Names.SET_PREFIX)) {
+            if (f.length < 2 || !f[1].startsWith(Names.SET_PREFIX) || IpsetFlowSets.isFlowSet(f[1])) { // the kernel fills those
                 continue;
             }
             if (f[0].equals("create") && f.length == 3) {

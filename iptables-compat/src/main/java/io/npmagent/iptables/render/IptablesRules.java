@@ -5,6 +5,11 @@ import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.IpAddress;
 import io.npmagent.dataplane.model.PodKey;
 import io.npmagent.dataplane.model.PolicyKey;
+import io.npmagent.dataplane.model.Tier;
+import io.npmagent.dataplane.desired.CompiledClusterRule;
+import io.npmagent.dataplane.eval.ClusterRuleRef;
+import io.npmagent.dataplane.flow.Attribution;
+import io.npmagent.dataplane.tier.RuleAction;
 import io.npmagent.iptables.model.ChainId;
 import io.npmagent.iptables.model.Family;
 import io.npmagent.iptables.model.Names;
@@ -46,20 +51,33 @@ import java.util.Map;
  * an egress pod chain's NetworkPolicy part spares the node's own addresses. The node's connections to its
  * pods (kubelet's probes) leave through OUTPUT and are not judged.
  *
+ * <p><b>Flow verdicts.</b> Every drop by policy (a pod chain's NetworkPolicy drop, a fail-closed drop of
+ * a ClusterNetworkPolicy not held, each Deny) is written by {@link IptablesDrops}: with flows on, it
+ * logs each flow's first packet with the number of what decided it, and counts the flow's packets.
+ *
  * <p>Object text never appears: sets and chains are named by hashes, and comments hold a rule hash and
- * a description made only of plain characters ({@link #describe}).
+ * a description made only of plain characters ({@link #describe}); NFLOG prefixes hold only numbers.
  */
 public final class IptablesRules {
     private final String bit;
     private final String pass;
     /** Both bits, as a mask. */
     private final String bits;
+    /** How a drop by policy is written (plainly, or logged and counted per flow). */
+    private final IptablesDrops drops;
+
+    /** Drops written plainly: the chains' shape alone. */
+    public IptablesRules(int markBit, int passBit) {
+        this(markBit, passBit, IptablesDrops.PLAIN);
+    }
 
     /**
      * @param markBit the mark bit for "admitted" (NetworkPolicy) and "accepted" (ClusterNetworkPolicy)
      * @param passBit the mark bit for a ClusterNetworkPolicy's Pass
+     * @param drops   how drops by policy are written
      */
-    public IptablesRules(int markBit, int passBit) {
+    public IptablesRules(int markBit, int passBit, IptablesDrops drops) {
+        this.drops = drops;
         for (int b : new int[] {markBit, passBit}) {
             if (Integer.bitCount(b) != 1 || (b & 0xC000) != 0) {
                 throw new IllegalArgumentException("mark bit must be one bit other than kube-proxy's 0x4000 and 0x8000, not 0x"
@@ -144,10 +162,10 @@ public final class IptablesRules {
             return dispatch(model.dispatch(d), d);
         }
         if (chain instanceof ChainId.PodChain p) {
-            return podChain(model.steps(p), p);
+            return podChain(model, p);
         }
         if (chain instanceof ChainId.ClusterPolicyChain c) {
-            return clusterPolicyChain(model.rules(c), c);
+            return clusterPolicyChain(model, c);
         }
         return policyChain(model.rules((ChainId.PolicyChain) chain), (ChainId.PolicyChain) chain);
     }
@@ -168,7 +186,7 @@ public final class IptablesRules {
      * FORWARD, always one from {@code NPM-INPUT}, where NetworkPolicy admits the pod's own node (and what
      * falls through returns, allowed). Not a rule of its own, so a pod chain costs no rule more for it.
      */
-    private List<Rule> podChain(List<PolicyKey> policies, ChainId.PodChain p) {
+    private List<Rule> podChain(List<PolicyKey> policies, ChainId.PodChain p, Attribution.Isolation isolation) {
         List<Rule> out = new ArrayList<>();
         out.add(new Rule("-j MARK --set-xmark 0x0/" + bit, "start"));
         for (PolicyKey policy : policies) {
@@ -177,15 +195,21 @@ public final class IptablesRules {
             out.add(new Rule("-m mark --mark " + bit + "/" + bit + " -j RETURN", "admitted"));
         }
         boolean egress = p.direction() == Direction.EGRESS;
-        out.add(new Rule((egress ? "-m addrtype ! --dst-type LOCAL " : "") + "-j DROP", "drop: " + describe(p.pod().toString())
-                + " isolated for " + p.direction().apiName().toLowerCase(Locale.ROOT) + (egress ? ", not to its node" : "")));
+        out.addAll(drops.drop(egress ? "-m addrtype ! --dst-type LOCAL " : "", false, p.direction(), p.family(), isolation,
+                "drop: " + describe(p.pod().toString()) + " isolated for " + p.direction().apiName().toLowerCase(Locale.ROOT)
+                        + (egress ? ", not to its node" : "")));
         return out;
     }
 
-    /** A pod chain: without tiers, its NetworkPolicies then drop; with tiers, as the class javadoc says. */
-    private List<Rule> podChain(NetfilterModel.PodSteps steps, ChainId.PodChain p) {
+    /**
+     * A pod chain: without tiers, its NetworkPolicies then drop; with tiers, as the class javadoc says. A
+     * NetworkPolicy drop names every NetworkPolicy the pod lists for the direction (those that isolate it).
+     */
+    private List<Rule> podChain(NetfilterModel model, ChainId.PodChain p) {
+        NetfilterModel.PodSteps steps = model.steps(p);
+        Attribution.Isolation isolation = new Attribution.Isolation(p.direction(), model.isolating(p));
         if (!steps.tiered()) {
-            return podChain(steps.policies(), p);
+            return podChain(steps.policies(), p, isolation);
         }
         List<Rule> out = new ArrayList<>();
         out.add(new Rule("-j MARK --set-xmark 0x0/" + bits, "start"));
@@ -196,13 +220,14 @@ public final class IptablesRules {
             out.add(new Rule("-m mark --mark " + bit + "/" + bit + " -j RETURN", "accepted"));
         }
         if (steps.adminFailsClosed()) {
-            out.add(new Rule((steps.admin().isEmpty() ? "" : notPassed) + "-j DROP", "admin policy not held: fail closed"));
+            out.addAll(drops.drop(steps.admin().isEmpty() ? "" : notPassed, false, p.direction(), p.family(), unheld(model, p, Tier.ADMIN),
+                    "admin policy not held: fail closed"));
         }
         if (!steps.admin().isEmpty()) {
             out.add(new Rule("-j MARK --set-xmark 0x0/" + pass, "end of admin tier"));
         }
         if (steps.isolated()) {
-            List<Rule> policies = podChain(steps.policies(), p);
+            List<Rule> policies = podChain(steps.policies(), p, isolation);
             out.addAll(policies.subList(1, policies.size())); // the bits are clear already
             return out;
         }
@@ -211,9 +236,15 @@ public final class IptablesRules {
             out.add(new Rule("-m mark ! --mark 0x0/" + bits + " -j RETURN", "baseline accept or pass: allowed"));
         }
         if (steps.baselineFailsClosed()) {
-            out.add(new Rule("-j DROP", "baseline policy not held: fail closed"));
+            out.addAll(drops.drop("", false, p.direction(), p.family(), unheld(model, p, Tier.BASELINE), "baseline policy not held: fail closed"));
         }
         return out; // what falls through returns: allowed
+    }
+
+    /** What a fail-closed drop names: the tier and the first policy of it the pod lists that is not held. */
+    private static Attribution unheld(NetfilterModel model, ChainId.PodChain p, Tier tier) {
+        String name = model.unheld(p, tier);
+        return new Attribution.Unheld(tier, name == null ? "" : name);
     }
 
     private static String clusterChain(String name, ChainId.PodChain p) {
@@ -224,16 +255,23 @@ public final class IptablesRules {
      * A ClusterNetworkPolicy chain: each (peer, port) of each rule, in order, with its rule's action, each
      * only while no earlier one has decided (neither bit set).
      */
-    private List<Rule> clusterPolicyChain(List<RuleSpec> specs, ChainId.ClusterPolicyChain chain) {
+    private List<Rule> clusterPolicyChain(NetfilterModel model, ChainId.ClusterPolicyChain chain) {
         List<Rule> out = new ArrayList<>();
         String where = "cnp " + describe(chain.policy()) + " " + chain.direction().apiName().toLowerCase(Locale.ROOT);
-        for (RuleSpec spec : specs) {
-            String body = "-m mark --mark 0x0/" + bits + " " + matches(spec, chain.direction(), chain.family()) + switch (spec.action()) {
-                case ACCEPT -> "-j MARK --set-xmark " + bit + "/" + bit;
-                case PASS -> "-j MARK --set-xmark " + pass + "/" + pass;
-                case DENY -> "-j DROP";
-            };
-            out.add(new Rule(body, where + "[" + spec.index() + "] " + spec.action().apiName().toLowerCase(Locale.ROOT)));
+        Tier tier = model.clusterTier(chain.policy());
+        for (RuleSpec spec : model.rules(chain)) {
+            String condition = "-m mark --mark 0x0/" + bits + " " + matches(spec, chain.direction(), chain.family());
+            String description = where + "[" + spec.index() + "] " + spec.action().apiName().toLowerCase(Locale.ROOT);
+            if (spec.action() == RuleAction.DENY) {
+                CompiledClusterRule rule = model.clusterRule(chain.policy(), chain.direction(), spec.index());
+                Attribution a = new Attribution.ByClusterRule(new ClusterRuleRef(tier, chain.policy(), chain.direction(), spec.index(),
+                        rule == null ? null : rule.name()), RuleAction.DENY);
+                out.addAll(drops.drop(condition, spec.port() != null, chain.direction(), chain.family(), a, description));
+                continue;
+            }
+            String body = condition + (spec.action() == RuleAction.ACCEPT ? "-j MARK --set-xmark " + bit + "/" + bit
+                    : "-j MARK --set-xmark " + pass + "/" + pass);
+            out.add(new Rule(body, description));
         }
         return out;
     }

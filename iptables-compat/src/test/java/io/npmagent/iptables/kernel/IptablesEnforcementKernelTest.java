@@ -17,9 +17,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 /** Real packets through the iptables backend, both variants: the shared {@link PacketScenarios}. */
 class IptablesEnforcementKernelTest {
     private PodNetwork net;
+    /** The backends a test made: closed first, so no flow reader outlives the namespace it reads. */
+    private final java.util.List<Backend> backends = new java.util.ArrayList<>();
 
     @AfterEach
     void remove() {
+        backends.forEach(Backend::close);
         if (net != null) {
             net.close();
         }
@@ -32,8 +35,10 @@ class IptablesEnforcementKernelTest {
         return net;
     }
 
-    private static Backend backend(IptablesVariant variant, PodNetwork net) {
-        return new IptablesBackend(variant, net.node().runner(), new Metrics(new PrometheusRegistry()), IptablesBackend.Settings.DEFAULTS);
+    private Backend backend(IptablesVariant variant, PodNetwork net) {
+        Backend b = new IptablesBackend(variant, net.node().runner(), new Metrics(new PrometheusRegistry()), IptablesBackend.Settings.DEFAULTS);
+        backends.add(b);
+        return b;
     }
 
     @ParameterizedTest
@@ -138,6 +143,22 @@ class IptablesEnforcementKernelTest {
                 n.node().must("ipset", "flush");
             }
         });
+    }
+
+    /** Flow verdicts: a default deny naming both isolating policies (IPv4 and IPv6), an Admin Deny naming tier, policy and rule. */
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void flowVerdictsNameWhatDecided(IptablesVariant variant) {
+        PodNetwork n = network(variant);
+        PacketScenarios.flowVerdictsNameWhatDecided(n, backend(variant, n));
+    }
+
+    /** 2,000 new flows at 20 reports a second: at most the rate reported, the rest counted lost, never reported. */
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void flowReportsStayWithinTheirRate(IptablesVariant variant) {
+        PodNetwork n = network(variant);
+        PacketScenarios.flowReportsStayWithinTheirRate(n, backend(variant, n));
     }
 
     @ParameterizedTest

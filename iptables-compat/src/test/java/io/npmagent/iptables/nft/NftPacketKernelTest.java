@@ -23,15 +23,21 @@ class NftPacketKernelTest {
         net = PodNetwork.create("a", "b", "c");
     }
 
+    /** The backends a test made: closed first, so no flow reader outlives the namespace it reads. */
+    private final java.util.List<NftBackend> backends = new java.util.ArrayList<>();
+
     @AfterEach
     void teardown() {
+        backends.forEach(NftBackend::close);
         if (net != null) {
             net.close();
         }
     }
 
-    private static NftBackend backend(PodNetwork net) {
-        return new NftBackend(net.node().runner(), new Metrics(new PrometheusRegistry()), Duration.ofSeconds(30));
+    private NftBackend backend(PodNetwork net) {
+        NftBackend b = new NftBackend(net.node().runner(), new Metrics(new PrometheusRegistry()), Duration.ofSeconds(30));
+        backends.add(b);
+        return b;
     }
 
     @Test
@@ -128,6 +134,6 @@ class NftPacketKernelTest {
 
     @Test
     void aRestartedAgentKeepsEnforcingWhileItAdopts() {
-        PacketScenarios.aRestartedAgentKeepsEnforcingWhileItAdopts(net, NftPacketKernelTest::backend);
+        PacketScenarios.aRestartedAgentKeepsEnforcingWhileItAdopts(net, this::backend);
     }
 }
