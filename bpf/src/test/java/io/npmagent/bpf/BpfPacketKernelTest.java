@@ -67,6 +67,11 @@ class BpfPacketKernelTest {
     }
 
     @Test
+    void allowedFlowsAreReportedWhenAskedFor() {
+        PacketScenarios.allowedFlowsAreReportedWhenAskedFor(net, backend(net));
+    }
+
+    @Test
     void flowReportsStayWithinTheirRate() {
         PacketScenarios.flowReportsStayWithinTheirRate(net, backend(net));
     }

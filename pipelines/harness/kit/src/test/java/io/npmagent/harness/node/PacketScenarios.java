@@ -655,6 +655,33 @@ public final class PacketScenarios {
         assertThat(reported + lost).as("every flow reported or counted lost").isGreaterThanOrEqualTo(scanned);
     }
 
+    /**
+     * Allowed flows, opt-in: a judged pod's new connection that its policies admit is reported as allowed,
+     * with the Admin Accept that admitted it where one did; a connection nothing judges is not reported.
+     * (The eBPF backend's; the netfilter backends report denied flows only.)
+     */
+    public static void allowedFlowsAreReportedWhenAskedFor(PodNetwork net, Backend backend) {
+        PacketScenarios s = new PacketScenarios(net, backend);
+        FlowLog log = s.flowLog(new FlowSettings(true, true, 1000, Duration.ofSeconds(1)));
+        s.apply(new ClusterEvent.PolicyUpserted(policy("x", "b-admits-a").select(match("app", "b"))
+                .ingress(rule(peers(pods(match("app", "a"))), ports(port("TCP", PodNetwork.PORT)))).build()));
+        s.apply(new ClusterEvent.ClusterPolicyUpserted(admin("admin-accept-c", 5).subjectPods(match(), match("app", "b"))
+                .ingress(io.npmagent.dataplane.model.ClusterPolicyFixtures.named("c-welcome", accept(from(podsIn(match(), match("app", "c"))),
+                        tcp(PodNetwork.PORT)))).build()));
+        assertThat(net.connects("a", "b", false)).isTrue();
+        assertThat(net.connects("c", "b", false)).isTrue();
+        assertThat(net.connects("a", "c", false)).as("c: nothing judges it").isTrue();
+        FlowRecord byNetworkPolicy = s.awaitFlow(log, "a", "b", false, Duration.ofSeconds(1), 1);
+        assertThat(byNetworkPolicy.verdict()).isEqualTo(FlowVerdict.ALLOWED);
+        assertThat(byNetworkPolicy.reason()).isNull();
+        FlowRecord byTier = s.awaitFlow(log, "c", "b", false, Duration.ofSeconds(1), 1);
+        assertThat(byTier.attribution()).isEqualTo(new Attribution.ByClusterRule(
+                new ClusterRuleRef(Tier.ADMIN, "admin-accept-c", Direction.INGRESS, 0, "c-welcome"), RuleAction.ACCEPT));
+        assertThat(log.flows(new FlowFilter(null, new PodKey("x", "c"), null, null, null)).stream()
+                .filter(f -> f.destination().pod() != null && f.destination().pod().name().equals("c")))
+                .as("a connection to a pod nothing judges is no flow").isEmpty();
+    }
+
     /** A log fed by the backend's flow reports, pods a, b and c named by their addresses. */
     private FlowLog flowLog(FlowSettings settings) {
         Map<IpAddress, PodKey> pods = new java.util.HashMap<>();
