@@ -66,7 +66,9 @@ import java.util.stream.Stream;
  * <p><b>Restart.</b> Maps are pinned under the backend's bpffs directory and tc filters stay on their
  * interfaces, so a killed agent leaves enforcement in place. A new one adopts the pinned maps (libbpf
  * reuses them by name), reads both copies back, and writes only what differs from the desired state:
- * a restart with nothing changed writes no entry. Its freshly loaded programs replace the old ones on
+ * a restart with nothing changed writes no entry but those whose flow-verdict attribution number this run gave
+ * otherwise (numbers belong to a run: {@code AttributionRefs}), each rewritten once, in the first batch's flip. Its
+ * freshly loaded programs replace the old ones on
  * each interface in place ({@code BPF_TC_F_REPLACE}), never leaving an interface without one.
  * {@link #uninstall} detaches and unpins everything.
  *
