@@ -600,6 +600,11 @@ class NodeE2eTest {
                 .act(() -> apply("node-e2e-policy.yaml"))
                 .check(b + ": ingress policy: the allowed clients on every node connect, the denied are refused, every target",
                         () -> eventuallyMatrix(onlyAllowed()))
+                .check(b + ": npm-agent flows, run in the server's node's agent pod, names every denied client's flow and the policy", () -> {
+                    for (Node n : cluster.nodes()) {
+                        deniedFlowNamed("denied-" + n.index());
+                    }
+                })
                 .act(() -> {
                     k("-n", "node-e2e", "delete", "networkpolicy", "server-ingress");
                     apply("node-e2e-egress-policy.yaml");
@@ -613,6 +618,23 @@ class NodeE2eTest {
                 })
                 .act(() -> k("-n", "node-e2e", "delete", "networkpolicy", "denied-egress"))
                 .check(b + ": policies gone: every client connects again", () -> eventuallyMatrix(c -> true));
+    }
+
+    /**
+     * {@code kubectl exec} into the agent's pod on the server's node, {@code npm-agent flows} as shipped (the CLI in the
+     * image, the debug listener of the shipped ConfigMap): a denied flow from {@code client} to the server, attributed to
+     * the NetworkPolicy isolating it.
+     */
+    private static void deniedFlowNamed(String client) {
+        String out = k("-n", "kube-system", "exec", agentPod(serverNode), "--", "npm-agent", "flows", "--verdict", "denied", "--pod",
+                "node-e2e/" + client, "--output", "json");
+        List<com.google.gson.JsonObject> flows = out.lines().filter(l -> !l.isBlank())
+                .map(l -> com.google.gson.JsonParser.parseString(l).getAsJsonObject()).toList();
+        assertThat(flows).as("%s's flows on %s: %s", client, serverNode.name(), out).anySatisfy(f -> {
+            assertThat(f.getAsJsonObject("destination").get("pod").getAsString()).isEqualTo("node-e2e/server");
+            assertThat(f.get("direction").getAsString()).isEqualTo("ingress");
+            assertThat(f.getAsJsonObject("attribution").get("text").getAsString()).contains("node-e2e/server-ingress");
+        });
     }
 
     /** With the ingress policy (or the egress policy): the clients labelled access=allowed connect, the others are refused. */
