@@ -7,6 +7,8 @@
  * (npm_verdict_events) without waking the reader, which polls it; each CPU may send at most the
  * configured rate a second (a token bucket per CPU), and a report over the rate or finding the buffer
  * full is counted lost (npm_verdict_lost), never waited for: a report never delays or changes a verdict.
+ * A new flow over the rate gets no record at all, so a flood of new flows costs a lookup and a token
+ * check per packet, not an LRU insert.
  *
  * The attribution rides with the verdict: the number the deciding policy entry or endpoint carries
  * (policy.h: a value's upper 30 bits; the endpoint's isolation[] for a NetworkPolicy default deny),
@@ -148,13 +150,9 @@ static __always_inline int npm_verdict_token(__u32 rate, __u64 now)
     return 1;
 }
 
-static __always_inline void npm_verdict_send(const struct npm_flow_key *key, const struct npm_flow_record *rec,
-                                             const struct npm_verdict_config *cfg, __u64 now)
+/* Sends a report, a token of this CPU's taken already. */
+static __always_inline void npm_verdict_send(const struct npm_flow_key *key, const struct npm_flow_record *rec)
 {
-    if (!npm_verdict_token(cfg->rate, now)) {
-        npm_verdict_lose(NPM_LOST_RATE);
-        return;
-    }
     struct npm_verdict_event *e = bpf_ringbuf_reserve(&npm_verdict_events, sizeof(*e), 0);
     if (!e) {
         npm_verdict_lose(NPM_LOST_BUFFER);
@@ -193,7 +191,16 @@ static __always_inline void npm_verdict_report(__u32 endpoint, __u8 direction, _
         if (now - rec->reported < cfg->interval_ns)
             return;
         rec->reported = now;
-        npm_verdict_send(&key, rec, cfg, now);
+        if (npm_verdict_token(cfg->rate, now))
+            npm_verdict_send(&key, rec);
+        else
+            npm_verdict_lose(NPM_LOST_RATE); /* the agent's sweep still reads its counts */
+        return;
+    }
+    /* A new flow over the rate gets no record: counted lost, it costs a flood no LRU insert (an eviction);
+     * its next packet tries again. */
+    if (!npm_verdict_token(cfg->rate, now)) {
+        npm_verdict_lose(NPM_LOST_RATE);
         return;
     }
     struct npm_flow_record fresh = {};
@@ -212,7 +219,7 @@ static __always_inline void npm_verdict_report(__u32 endpoint, __u8 direction, _
         __builtin_memcpy(fresh.service, sent->daddr, 16);
     }
     bpf_map_update_elem(&npm_verdict_flows, &key, &fresh, BPF_NOEXIST);
-    npm_verdict_send(&key, &fresh, cfg, now);
+    npm_verdict_send(&key, &fresh);
 }
 
 #endif
