@@ -19,7 +19,9 @@ import java.util.function.Function;
  * <p>Counting: a report carries its kernel record's totals; the log adds what each report adds to the
  * previous one of the same record ({@code instance}), and a new record's totals whole, so a flow whose
  * kernel record expired and came back counts on. Pods and the attribution are resolved once, at the
- * flow's first report (its first packet: within a second of the verdict), and never re-read.
+ * flow's first report (its first packet: within a second of the verdict), and never re-read. The nearest
+ * rule of a default deny is found once too, when the flow is first read (listed, or told to a follower):
+ * it scans the isolating policies' rules, so a flood of new flows nobody reads does not pay for it.
  *
  * <p>Thread-safe: backends' readers record on their threads, HTTP readers list and follow on theirs.
  */
@@ -68,21 +70,23 @@ public final class FlowLog {
         long[] added = new long[2];
         Flow flow = flows.asMap().compute(report.key(), (k, f) -> {
             if (f == null) {
-                f = new Flow(resolve(report));
+                f = new Flow(resolve(report), report);
             }
             f.merge(report, added);
             return f;
         });
-        FlowRecord now = flow.snapshot();
-        counter.count(now, added[0], added[1]);
-        for (Follower follower : followers) {
-            follower.offer(now);
+        counter.count(flow.snapshot(null), added[0], added[1]);
+        if (!followers.isEmpty()) {
+            FlowRecord now = flow.snapshot(nearMiss);
+            for (Follower follower : followers) {
+                follower.offer(now);
+            }
         }
     }
 
     /** The flows the filter keeps, latest packet first. */
     public List<FlowRecord> flows(FlowFilter filter) {
-        return flows.asMap().values().stream().map(Flow::snapshot).filter(filter::test)
+        return flows.asMap().values().stream().map(f -> f.snapshot(nearMiss)).filter(filter::test)
                 .sorted(Comparator.comparing(FlowRecord::last).reversed()).toList();
     }
 
@@ -101,17 +105,19 @@ public final class FlowLog {
 
     private FlowRecord resolve(FlowReport r) {
         Attribution attribution = r.ref() == AttributionRefs.NONE ? null : refs.resolve(r.ref()).orElse(null);
-        String nearest = attribution instanceof Attribution.Isolation isolation ? nearMiss.nearest(r, isolation) : null;
         FlowRecord.Service service = r.service() == null ? null : new FlowRecord.Service(r.service(), r.servicePort());
         return new FlowRecord(r.first(), r.last(), node, backend, r.verdict(), r.reason(), r.direction(), r.reporter(),
                 r.source().v6() ? "IPv6" : "IPv4", FlowRecord.protocolName(r.protocol()),
                 new FlowRecord.Peer(r.source(), pods.apply(r.source())), new FlowRecord.Peer(r.destination(), pods.apply(r.destination())),
-                r.port(), service, 0, 0, 0, attribution, nearest);
+                r.port(), service, 0, 0, 0, attribution, null);
     }
 
     /** One flow's running totals; guarded by the cache's compute for writes, by itself for reads. */
     private static final class Flow {
         private final FlowRecord resolved;
+        /** The first report, which the nearest rule is found for; dropped once it is. */
+        private FlowReport firstReport;
+        private String nearest;
         private long instance;
         private long instancePackets;
         private long instanceBytes;
@@ -120,8 +126,9 @@ public final class FlowLog {
         private long reports;
         private FlowReport latest;
 
-        Flow(FlowRecord resolved) {
+        Flow(FlowRecord resolved, FlowReport firstReport) {
             this.resolved = resolved;
+            this.firstReport = firstReport;
         }
 
         synchronized void merge(FlowReport r, long[] added) {
@@ -145,11 +152,16 @@ public final class FlowLog {
             }
         }
 
-        synchronized FlowRecord snapshot() {
+        /** The flow now; with {@code nearMiss}, the nearest rule found (once) if it has none yet; null: without it. */
+        synchronized FlowRecord snapshot(NearMiss nearMiss) {
             FlowRecord f = resolved;
+            if (nearMiss != null && firstReport != null) {
+                nearest = f.attribution() instanceof Attribution.Isolation isolation ? nearMiss.nearest(firstReport, isolation) : null;
+                firstReport = null;
+            }
             return new FlowRecord(f.first(), latest == null ? f.last() : latest.last(), f.node(), f.backend(), f.verdict(), f.reason(),
                     f.direction(), f.reporter(), f.family(), f.protocol(), f.source(), f.destination(), f.port(), f.service(),
-                    carriedPackets + instancePackets, carriedBytes + instanceBytes, reports, f.attribution(), f.nearest());
+                    carriedPackets + instancePackets, carriedBytes + instanceBytes, reports, f.attribution(), nearest);
         }
     }
 

@@ -29,7 +29,8 @@ public final class AgentFlows implements AutoCloseable {
     private final ClusterIndex cluster;
     private final Metrics metrics;
     private final NearestRule nearest;
-    private final List<Consumer<FlowRecord>> followers = new CopyOnWriteArrayList<>();
+    /** Followers, each registered on the current log (and moved to the next one at a backend switch). */
+    private final List<Follower> followers = new CopyOnWriteArrayList<>();
     private volatile FlowLog log;
     private volatile String backend = "";
     private FlowSource source = FlowSource.NONE;
@@ -56,6 +57,9 @@ public final class AgentFlows implements AutoCloseable {
         }
         FlowLog fresh = newLog(backendName, next);
         log = fresh;
+        for (Follower f : followers) {
+            f.moveTo(fresh);
+        }
         backend = backendName;
         source = next;
         metrics.flowLossFrom(next::lost);
@@ -71,18 +75,43 @@ public final class AgentFlows implements AutoCloseable {
     private FlowLog newLog(String backendName, FlowSource from) {
         FlowLog.NearMiss nearMiss = (report, isolation) -> nearest.nearest(isolation.direction(), isolation.policies(), report.source(),
                 report.destination(), report.protocol(), report.port());
-        FlowLog fresh = new FlowLog(node, backendName, from.refs(), cluster::podKeyAt, nearMiss, metrics::countFlow, config.retention(),
+        return new FlowLog(node, backendName, from.refs(), cluster::podKeyAt, nearMiss, metrics::countFlow, config.retention(),
                 config.maxFlows());
-        fresh.follow(FlowFilter.ALL, this::tell);
-        return fresh;
     }
 
-    private void tell(FlowRecord flow) {
-        for (Consumer<FlowRecord> f : followers) {
-            try {
-                f.accept(flow);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "a flow follower failed: {0}", e.toString());
+    /**
+     * One follower, registered on the log it reads now. Registered only while it follows: a log without followers
+     * builds no flow for anyone (a flood of new flows nobody reads costs no nearest-rule scan).
+     */
+    private static final class Follower {
+        private final FlowFilter filter;
+        private final Consumer<FlowRecord> sink;
+        private AutoCloseable registration;
+
+        Follower(FlowFilter filter, Consumer<FlowRecord> sink) {
+            this.filter = filter;
+            this.sink = sink;
+        }
+
+        synchronized void moveTo(FlowLog next) {
+            stop();
+            registration = next.follow(filter, flow -> {
+                try {
+                    sink.accept(flow);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "a flow follower failed: {0}", e.toString());
+                }
+            });
+        }
+
+        synchronized void stop() {
+            if (registration != null) {
+                try {
+                    registration.close();
+                } catch (Exception e) {
+                    // FlowLog's registrations only remove a list entry
+                }
+                registration = null;
             }
         }
     }
@@ -96,14 +125,14 @@ public final class AgentFlows implements AutoCloseable {
      * Every flow the filter keeps, each time a report changes it, until closed. The sink runs on the reporting
      * thread: it must not block (hand the flow to a queue of the reader's own).
      */
-    public AutoCloseable follow(FlowFilter filter, Consumer<FlowRecord> sink) {
-        Consumer<FlowRecord> f = flow -> {
-            if (filter.test(flow)) {
-                sink.accept(flow);
-            }
-        };
+    public synchronized AutoCloseable follow(FlowFilter filter, Consumer<FlowRecord> sink) {
+        Follower f = new Follower(filter, sink);
+        f.moveTo(log);
         followers.add(f);
-        return () -> followers.remove(f);
+        return () -> {
+            followers.remove(f);
+            f.stop();
+        };
     }
 
     /** The backend whose reports are read ("" before {@link #use}). */
