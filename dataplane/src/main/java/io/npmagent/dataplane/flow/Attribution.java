@@ -1,7 +1,6 @@
 package io.npmagent.dataplane.flow;
 
 import io.npmagent.dataplane.eval.ClusterRuleRef;
-import io.npmagent.dataplane.eval.RuleRef;
 import io.npmagent.dataplane.model.Direction;
 import io.npmagent.dataplane.model.PolicyKey;
 import io.npmagent.dataplane.model.Tier;
@@ -11,8 +10,9 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
- * What decided a flow's side, as the kernel's verdict read it: the rule that admitted or denied it, or for
- * a default deny every NetworkPolicy that isolates the pod in that direction. Immutable, and interned by
+ * What decided a flow's side, as the kernel's verdict read it: the ClusterNetworkPolicy rule that admitted or
+ * denied it, or for a default deny every NetworkPolicy that isolates the pod in that direction. (A NetworkPolicy's
+ * admitting rule is not recorded by any backend yet: such an allowed flow has no attribution.) Immutable, and interned by
  * {@link AttributionRefs}: the reference the kernel carries always means the same thing.
  */
 public sealed interface Attribution {
@@ -20,7 +20,7 @@ public sealed interface Attribution {
     /** {@code NetworkPolicy}, {@code ClusterNetworkPolicy}, or empty when no policy decided. */
     String kind();
 
-    /** The tier that decided; null for the default. */
+    /** The tier that decided. */
     Tier tier();
 
     /** The policies named, each {@code [namespace, name, rule]} ({@code rule}: its index, "isolation", "unheld"). */
@@ -37,33 +37,6 @@ public sealed interface Attribution {
 
     /** For people: {@code Admin cnp/deny-metadata egress[0]}, {@code NetworkPolicy y/deny-all isolates (no rule admits)}. */
     String text();
-
-    /** A rule of a NetworkPolicy admitted the flow. */
-    record ByRule(RuleRef rule) implements Attribution {
-        public ByRule {
-            Objects.requireNonNull(rule, "rule");
-        }
-
-        @Override
-        public String kind() {
-            return "NetworkPolicy";
-        }
-
-        @Override
-        public Tier tier() {
-            return Tier.NETWORK_POLICY;
-        }
-
-        @Override
-        public List<List<String>> named() {
-            return List.of(List.of(rule.policy().namespace(), rule.policy().name(), Integer.toString(rule.index())));
-        }
-
-        @Override
-        public String text() {
-            return "NetworkPolicy " + rule;
-        }
-    }
 
     /** An Accept or Deny rule of a ClusterNetworkPolicy decided. */
     record ByClusterRule(ClusterRuleRef rule, RuleAction action) implements Attribution {
@@ -153,29 +126,6 @@ public sealed interface Attribution {
         @Override
         public String text() {
             return tier.apiName() + " cnp/" + policy + " not applied yet: denied, failing closed";
-        }
-    }
-
-    /** No tier judged the side: Kubernetes' default, allow. */
-    record Default() implements Attribution {
-        @Override
-        public String kind() {
-            return "";
-        }
-
-        @Override
-        public Tier tier() {
-            return null;
-        }
-
-        @Override
-        public List<List<String>> named() {
-            return List.of();
-        }
-
-        @Override
-        public String text() {
-            return "default allow";
         }
     }
 }

@@ -52,9 +52,9 @@ public final class FlowFixtures {
                 6, 80, null, 0, packets, packets * 60, 1, ref);
     }
 
-    /** y/b's egress to the node's address on 9100, allowed by no policy (the default). */
+    /** y/b's egress to the node's address on 9100, allowed, with no attribution recorded (an eBPF NetworkPolicy allow entry's). */
     public static FlowReport allowedEgress(AttributionRefs refs, long secondsAfter) {
-        int ref = refs.ref(new Attribution.Default());
+        int ref = AttributionRefs.NONE;
         return new FlowReport(T0, T0.plusSeconds(secondsAfter), FlowVerdict.ALLOWED, null, Direction.EGRESS, "tc", SERVER, NODE,
                 6, 9100, null, 0, 1, 60, 2, ref);
     }
