@@ -44,9 +44,4 @@ public final class AttributionRefs {
     public Optional<Attribution> resolve(int ref) {
         return Optional.ofNullable(meanings.get(ref));
     }
-
-    /** How many numbers are given. */
-    public int size() {
-        return meanings.size();
-    }
 }

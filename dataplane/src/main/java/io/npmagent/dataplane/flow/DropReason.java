@@ -22,12 +22,10 @@ public enum DropReason {
         return label;
     }
 
-    /** The kernel's code for it (bpf and netfilter reports): 1 + ordinal; 0 is "allowed". */
-    public int code() {
-        return ordinal() + 1;
-    }
-
-    /** The reason a kernel code names, or null for 0 (allowed) and for codes this agent does not know. */
+    /**
+     * The reason a kernel code names (verdicts.h's NPM_REASON_*: 1 + this enum's ordinal; 0 is "allowed"), or null for 0
+     * and for codes this agent does not know.
+     */
     public static DropReason ofCode(int code) {
         return code >= 1 && code <= values().length ? values()[code - 1] : null;
     }

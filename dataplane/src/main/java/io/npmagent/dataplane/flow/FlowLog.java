@@ -97,12 +97,6 @@ public final class FlowLog {
         return () -> followers.remove(f);
     }
 
-    /** How many flows are held. */
-    public long size() {
-        flows.cleanUp();
-        return flows.estimatedSize();
-    }
-
     private FlowRecord resolve(FlowReport r) {
         Attribution attribution = r.ref() == AttributionRefs.NONE ? null : refs.resolve(r.ref()).orElse(null);
         FlowRecord.Service service = r.service() == null ? null : new FlowRecord.Service(r.service(), r.servicePort());
