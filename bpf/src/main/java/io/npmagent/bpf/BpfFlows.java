@@ -26,8 +26,8 @@ import java.util.function.Consumer;
  * whose reports were over the rate), so a flow's count is whole a poll after its interval. Reports arrive
  * carrying the attribution number the verdict read; {@link #refs} decodes them.
  *
- * <p>The configuration map is written at {@link #start}; until then (and with flows off) the programs report
- * nothing and pay one array lookup per judged packet.
+ * <p>The configuration map is written at {@link #start} and at each {@link #reconfigure}; until then (and with
+ * flows off) the programs report nothing and pay one array lookup per judged packet.
  */
 final class BpfFlows implements FlowSource {
     private static final System.Logger LOG = System.getLogger(BpfFlows.class.getName());
@@ -51,6 +51,9 @@ final class BpfFlows implements FlowSource {
 
     private record Reported(long first, long packets) {}
     private volatile boolean stopped;
+    /** How often the records are swept: the settings' interval, as last configured. */
+    private volatile Duration interval = FlowSettings.DEFAULT.interval();
+    private Consumer<FlowReport> sink;
     private Thread reader;
     private RingBuffer ring;
 
@@ -66,20 +69,32 @@ final class BpfFlows implements FlowSource {
 
     @Override
     public synchronized void start(FlowSettings settings, Consumer<FlowReport> sink) {
-        if (maps == null || reader != null) {
+        if (maps == null || this.sink != null) {
             return;
         }
+        this.sink = sink;
+        reconfigure(settings);
+    }
+
+    /** Writes the configuration map (the programs read it at each judged packet) and reads reports if any are asked for. */
+    @Override
+    public synchronized void reconfigure(FlowSettings settings) {
+        if (maps == null || sink == null || stopped) {
+            return;
+        }
+        interval = settings.interval();
         maps.config().update(VerdictMaps.configKey(), VerdictMaps.config(settings));
-        if (!settings.any()) {
-            return;
+        if (!settings.any() || reader != null) {
+            return; // a reader once started stays: with nothing reported it finds the buffer empty
         }
-        ring = RingBuffer.open(maps.events(), bytes -> deliver(bytes, sink));
-        reader = new Thread(() -> read(settings.interval(), sink), "npm-agent-flows");
+        Consumer<FlowReport> to = sink;
+        ring = RingBuffer.open(maps.events(), bytes -> deliver(bytes, to));
+        reader = new Thread(() -> read(to), "npm-agent-flows");
         reader.setDaemon(true);
         reader.start();
     }
 
-    private void read(Duration interval, Consumer<FlowReport> sink) {
+    private void read(Consumer<FlowReport> sink) {
         long nextSweep = System.nanoTime() + interval.toNanos();
         while (!stopped) {
             try {

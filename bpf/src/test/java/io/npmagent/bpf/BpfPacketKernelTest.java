@@ -72,6 +72,11 @@ class BpfPacketKernelTest {
     }
 
     @Test
+    void flowsTurnOnAndOffLive() {
+        PacketScenarios.flowsTurnOnAndOffLive(net, backend(net));
+    }
+
+    @Test
     void flowReportsStayWithinTheirRate() {
         PacketScenarios.flowReportsStayWithinTheirRate(net, backend(net));
     }

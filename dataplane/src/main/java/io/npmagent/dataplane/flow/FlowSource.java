@@ -20,6 +20,9 @@ public interface FlowSource extends AutoCloseable {
         public void start(FlowSettings settings, Consumer<FlowReport> sink) {}
 
         @Override
+        public void reconfigure(FlowSettings settings) {}
+
+        @Override
         public Map<String, Long> lost() {
             return Map.of();
         }
@@ -30,6 +33,13 @@ public interface FlowSource extends AutoCloseable {
 
     /** Starts reporting as the settings say, until closed; called at most once. */
     void start(FlowSettings settings, Consumer<FlowReport> sink);
+
+    /**
+     * After {@link #start}: reports as {@code settings} say from now on, to the same sink (the configuration's
+     * {@code Flows} changed while the agent runs). The kernel is told before this returns. Verdicts never wait
+     * for it: only what is reported changes.
+     */
+    void reconfigure(FlowSettings settings);
 
     /** Reports lost since start, per why ({@code rate}, {@code buffer}, {@code evicted}). */
     Map<String, Long> lost();

@@ -28,6 +28,11 @@ public final class ReplayedFlows implements FlowSource {
         this.sink = sink;
     }
 
+    @Override
+    public void reconfigure(FlowSettings settings) {
+        this.settings = settings;
+    }
+
     /** Delivers a report as the kernel would, if the settings report its verdict. */
     public void report(FlowReport report) {
         Consumer<FlowReport> s = sink;

@@ -60,6 +60,8 @@ public final class Metrics {
     public final Counter flowPackets;
     /** Flows the kernel reported for the first time, per what decided them. */
     public final Counter flows;
+    /** Whether the kernel is told to report each verdict's flows (the configuration's Flows.Denied, Flows.Allowed, as applied). */
+    public final Gauge flowReporting;
     private volatile Supplier<Map<List<String>, long[]>> dropSource = Map::of;
     private volatile Supplier<Map<List<String>, long[]>> bandwidthSource = Map::of;
     private volatile Supplier<long[]> congestionSource = () -> new long[2];
@@ -183,6 +185,13 @@ public final class Metrics {
                 .name("npm_flows_total")
                 .help("Flows the kernel reported for the first time, labelled as npm_flow_packets_total.")
                 .labelNames("verdict", "reason", "direction", "kind", "policy_namespace", "policy", "tier", "rule")
+                .register(registry);
+        flowReporting = Gauge.builder()
+                .name("npm_flow_reporting")
+                .help("1 when the backend's kernel is told to report the verdict's flows (Flows.Denied, Flows.Allowed), 0 when not: set once "
+                        + "the kernel has the setting (a netfilter backend's chains re-rendered), so a change in the configuration shows "
+                        + "here when it is in force.")
+                .labelNames("verdict")
                 .register(registry);
         CounterWithCallback.builder()
                 .name("npm_flow_reports_lost_total")

@@ -6,6 +6,7 @@ import io.npmagent.dataplane.flow.FlowReport;
 import io.npmagent.dataplane.flow.FlowSettings;
 import io.npmagent.dataplane.flow.FlowSource;
 import io.npmagent.dataplane.flow.FlowVerdict;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.Map;
@@ -51,7 +52,9 @@ public final class NetfilterFlows implements FlowSource {
     private final Map<String, AtomicLong> lost = new ConcurrentHashMap<>();
     private final AtomicLong logged = new AtomicLong();
     private volatile String netnsFile;
-    private volatile boolean started;
+    /** How often the flow sets are read: the settings' interval, as last configured. */
+    private volatile Duration interval = FlowSettings.DEFAULT.interval();
+    private Consumer<FlowReport> sink;
     private volatile boolean closed;
     private Thread nflog;
     private Thread summaries;
@@ -87,19 +90,35 @@ public final class NetfilterFlows implements FlowSource {
      */
     @Override
     public synchronized void start(FlowSettings settings, Consumer<FlowReport> sink) {
-        if (started) {
+        if (this.sink != null) {
             throw new IllegalStateException("flow source of " + backend + " already started");
         }
-        started = true;
+        this.sink = sink;
+        reconfigure(settings);
+    }
+
+    /**
+     * As {@link #start} does, for settings that changed while the agent runs: the chains re-rendered when
+     * what is rendered changes (denied flows on or off, another rate), before this returns; the reader
+     * started if denied flows are on and it was not. A reader once started stays: with the log rules gone
+     * it receives nothing, and the counters are not read while denied flows are off.
+     */
+    @Override
+    public synchronized void reconfigure(FlowSettings settings) {
+        if (sink == null || closed) {
+            return;
+        }
+        interval = settings.interval();
         if (marks.configure(settings)) {
             rerender.run();
         }
-        if (!settings.denied()) {
+        if (!settings.denied() || nflog != null) {
             return; // allowed flows alone are not reported by the netfilter backends (README, known limits)
         }
+        Consumer<FlowReport> to = sink;
         CountDownLatch bound = new CountDownLatch(1);
         RuntimeException[] failure = new RuntimeException[1];
-        nflog = new Thread(() -> readLogs(sink, bound, failure), "nflog-" + backend);
+        nflog = new Thread(() -> readLogs(to, bound, failure), "nflog-" + backend);
         nflog.setDaemon(true);
         nflog.start();
         try {
@@ -110,7 +129,7 @@ public final class NetfilterFlows implements FlowSource {
         if (failure[0] != null) {
             throw failure[0];
         }
-        summaries = new Thread(() -> readCounters(settings, sink), "flow-counters-" + backend);
+        summaries = new Thread(() -> readCounters(to), "flow-counters-" + backend);
         summaries.setDaemon(true);
         summaries.start();
     }
@@ -172,11 +191,10 @@ public final class NetfilterFlows implements FlowSource {
         return v == FlowVerdict.DENIED ? DropReason.POLICY : null;
     }
 
-    private void readCounters(FlowSettings settings, Consumer<FlowReport> sink) {
-        long interval = settings.interval().toMillis();
+    private void readCounters(Consumer<FlowReport> sink) {
         while (!closed) {
             try {
-                Thread.sleep(interval);
+                Thread.sleep(interval.toMillis());
             } catch (InterruptedException e) {
                 if (closed) {
                     return;
@@ -184,6 +202,9 @@ public final class NetfilterFlows implements FlowSource {
             }
             if (closed) {
                 return;
+            }
+            if (!marks.logsDenied()) {
+                continue; // turned off: the drops are rendered plain, no set counts
             }
             try {
                 summarise(sink);

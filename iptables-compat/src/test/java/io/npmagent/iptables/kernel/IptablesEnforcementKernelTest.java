@@ -153,6 +153,13 @@ class IptablesEnforcementKernelTest {
         PacketScenarios.flowVerdictsNameWhatDecided(n, backend(variant, n));
     }
 
+    @ParameterizedTest
+    @EnumSource(IptablesVariant.class)
+    void flowsTurnOnAndOffLive(IptablesVariant variant) {
+        PodNetwork n = network(variant);
+        PacketScenarios.flowsTurnOnAndOffLive(n, backend(variant, n));
+    }
+
     /** 2,000 new flows at 20 reports a second: at most the rate reported, the rest counted lost, never reported. */
     @ParameterizedTest
     @EnumSource(IptablesVariant.class)

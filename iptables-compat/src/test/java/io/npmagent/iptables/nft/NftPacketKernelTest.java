@@ -51,6 +51,11 @@ class NftPacketKernelTest {
     }
 
     @Test
+    void flowsTurnOnAndOffLive() {
+        PacketScenarios.flowsTurnOnAndOffLive(net, backend(net));
+    }
+
+    @Test
     void flowReportsStayWithinTheirRate() {
         PacketScenarios.flowReportsStayWithinTheirRate(net, backend(net));
     }

@@ -129,6 +129,7 @@ final class RunCommand implements Callable<Integer> {
             follow(new ConfigWatcher(configFile, config, c -> {
                 agent.reconfigure(foreground ? QueueConfig.FOREGROUND : c.queue());
                 LogLevels.apply(c.logLevel());
+                agent.flows().reconfigure(c.flows().settings());
                 DeniedFlowEvents events = flowEvents;
                 if (events != null) {
                     events.enable(c.flows().events());

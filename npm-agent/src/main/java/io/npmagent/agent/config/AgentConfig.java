@@ -343,7 +343,7 @@ public record AgentConfig(
     /** This configuration with the keys that change at run time ({@link ConfigReload}) taken from {@code next}. */
     public AgentConfig withRunTimeKeysOf(AgentConfig next) {
         return new AgentConfig(next.queue, resyncPeriod, listeningPort, listeningAddress, debugListeningPort, debugListeningAddress,
-                next.logLevel, toggles, backend, bpffs, cgroupRoot, bandwidth, reconcilePeriod, flows.withEventsOf(next.flows));
+                next.logLevel, toggles, backend, bpffs, cgroupRoot, bandwidth, reconcilePeriod, flows.withRunTimeKeysOf(next.flows));
     }
 
     /** Each setting and its value, by the file's key names: what a reload compares. */

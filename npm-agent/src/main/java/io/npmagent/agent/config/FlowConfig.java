@@ -22,8 +22,11 @@ public record FlowConfig(boolean denied, boolean allowed, int ratePerSecond, int
         return Duration.ofMinutes(retentionMinutes);
     }
 
-    /** This configuration with {@code Events} as {@code next} has it: the one key a reload applies live. */
-    FlowConfig withEventsOf(FlowConfig next) {
-        return new FlowConfig(denied, allowed, ratePerSecond, intervalSeconds, retentionMinutes, maxFlows, next.events);
+    /**
+     * This configuration with the keys a reload applies live as {@code next} has them: what the kernel reports
+     * and {@code Events}; the flow log's size and retention stay as the agent started.
+     */
+    FlowConfig withRunTimeKeysOf(FlowConfig next) {
+        return new FlowConfig(next.denied, next.allowed, next.ratePerSecond, next.intervalSeconds, retentionMinutes, maxFlows, next.events);
     }
 }

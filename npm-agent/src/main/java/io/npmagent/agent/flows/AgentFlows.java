@@ -5,6 +5,7 @@ import io.npmagent.dataplane.eval.NearestRule;
 import io.npmagent.dataplane.flow.FlowFilter;
 import io.npmagent.dataplane.flow.FlowLog;
 import io.npmagent.dataplane.flow.FlowRecord;
+import io.npmagent.dataplane.flow.FlowSettings;
 import io.npmagent.dataplane.flow.FlowSource;
 import io.npmagent.dataplane.metrics.Metrics;
 import java.util.List;
@@ -34,6 +35,8 @@ public final class AgentFlows implements AutoCloseable {
     private volatile FlowLog log;
     private volatile String backend = "";
     private FlowSource source = FlowSource.NONE;
+    /** What the kernel is asked to report: the configuration's at start, then as {@link #reconfigure} says. */
+    private FlowSettings settings;
 
     public AgentFlows(String node, FlowConfig config, ClusterIndex cluster, Metrics metrics) {
         this.node = node == null ? "" : node;
@@ -41,6 +44,7 @@ public final class AgentFlows implements AutoCloseable {
         this.cluster = cluster;
         this.metrics = metrics;
         this.nearest = new NearestRule(cluster);
+        this.settings = config.settings();
         this.log = newLog("", FlowSource.NONE);
     }
 
@@ -65,11 +69,38 @@ public final class AgentFlows implements AutoCloseable {
         metrics.flowLossFrom(next::lost);
         // Also with nothing to report: the kernel may hold a previous run's settings (a pinned map, log rules) until told.
         try {
-            next.start(config.settings(), fresh::record);
+            next.start(settings, fresh::record);
+            reporting(settings);
         } catch (RuntimeException e) {
             // Reports are for people; enforcement goes on without them.
             LOG.log(System.Logger.Level.WARNING, "flow verdicts of backend {0} cannot be read: {1}", backendName, e.toString());
         }
+    }
+
+    /**
+     * What the kernel reports from now on (the configuration's {@code Flows.Denied}, {@code Allowed},
+     * {@code RatePerSecond} and {@code IntervalSeconds} changed while the agent runs): told before this returns
+     * (a netfilter backend re-renders its chains), then shown by {@code npm_flow_reporting}. The flow log keeps
+     * what it holds: its size and retention are set when it is made.
+     */
+    public synchronized void reconfigure(FlowSettings next) {
+        if (next.equals(settings)) {
+            return;
+        }
+        settings = next;
+        try {
+            source.reconfigure(next);
+            reporting(next);
+            LOG.log(System.Logger.Level.INFO, "flow verdicts of backend {0}: denied {1}, allowed {2}, {3} a second, every {4} s", backend,
+                    next.denied(), next.allowed(), next.ratePerSecond(), next.interval().toSeconds());
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "flow verdicts of backend {0} cannot be reconfigured: {1}", backend, e.toString());
+        }
+    }
+
+    private void reporting(FlowSettings s) {
+        metrics.flowReporting.labelValues("denied").set(s.denied() ? 1 : 0);
+        metrics.flowReporting.labelValues("allowed").set(s.allowed() ? 1 : 0);
     }
 
     private FlowLog newLog(String backendName, FlowSource from) {

@@ -139,20 +139,23 @@ class AgentConfigTest {
     }
 
     @Test
-    void onlyFlowsEventsAppliesWithoutARestart() throws Exception {
+    void whatTheKernelReportsAndEventsApplyWithoutARestartTheLogsSizeDoesNot() throws Exception {
         AgentConfig before = AgentConfig.DEFAULTS;
-        ConfigReload events = ConfigReload.between(before, AgentConfig.parse("Flows: {Events: true}").config());
-        assertThat(events.applied()).containsExactly("Flows.Events");
-        assertThat(events.restartNeeded()).isEmpty();
-        for (String key : java.util.List.of("Denied: false", "Allowed: true", "RatePerSecond: 7", "IntervalSeconds: 7", "RetentionMinutes: 7",
-                "MaxFlows: 7")) {
+        for (String key : java.util.List.of("Denied: false", "Allowed: true", "RatePerSecond: 7", "IntervalSeconds: 7", "Events: true")) {
+            ConfigReload reload = ConfigReload.between(before, AgentConfig.parse("Flows: {" + key + "}").config());
+            assertThat(reload.applied()).as(key).containsExactly("Flows." + key.substring(0, key.indexOf(':')));
+            assertThat(reload.restartNeeded()).as(key).isEmpty();
+        }
+        for (String key : java.util.List.of("RetentionMinutes: 7", "MaxFlows: 7")) {
             ConfigReload reload = ConfigReload.between(before, AgentConfig.parse("Flows: {" + key + "}").config());
             assertThat(reload.applied()).as(key).isEmpty();
             assertThat(reload.restartNeeded()).as(key).containsExactly("Flows." + key.substring(0, key.indexOf(':')));
         }
-        AgentConfig changed = AgentConfig.parse("Flows: {Events: true, MaxFlows: 7}").config();
+        AgentConfig changed = AgentConfig.parse("Flows: {Denied: false, RatePerSecond: 7, Events: true, MaxFlows: 7}").config();
         AgentConfig inForce = before.withRunTimeKeysOf(changed);
         assertThat(inForce.flows().events()).as("taken live").isTrue();
+        assertThat(inForce.flows().settings()).as("taken live").isEqualTo(new io.npmagent.dataplane.flow.FlowSettings(false, false, 7,
+                java.time.Duration.ofSeconds(5)));
         assertThat(inForce.flows().maxFlows()).as("kept until a restart").isEqualTo(10_000);
     }
 }

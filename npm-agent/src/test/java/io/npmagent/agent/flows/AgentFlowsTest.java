@@ -92,6 +92,34 @@ class AgentFlowsTest {
         assertThat(source.started).isNotNull().satisfies(s -> assertThat(s.any()).isFalse());
     }
 
+    /** Flows.Denied turned off while the agent runs, then on: the source is told, the gauge follows, a later backend starts as now configured. */
+    @Test
+    void aConfigurationChangeReachesTheSourceAndTheGauge() {
+        RecordingSource source = new RecordingSource();
+        AgentFlows flows = new AgentFlows("n1", FlowConfig.DEFAULTS, index, metrics);
+        flows.use("bpf", source);
+        assertThat(reporting(registry, "denied")).isEqualTo(1);
+        FlowSettings off = new FlowSettings(false, false, 1000, java.time.Duration.ofSeconds(5));
+        flows.reconfigure(off);
+        assertThat(source.reconfigured).containsExactly(off);
+        assertThat(reporting(registry, "denied")).isZero();
+        flows.reconfigure(off);
+        assertThat(source.reconfigured).as("the same settings again: nothing to tell").containsExactly(off);
+        RecordingSource next = new RecordingSource();
+        flows.use("nft", next);
+        assertThat(next.started).as("a backend switch starts with the settings in force").isEqualTo(off);
+        flows.reconfigure(FlowSettings.DEFAULT);
+        assertThat(next.reconfigured).containsExactly(FlowSettings.DEFAULT);
+        assertThat(source.reconfigured).as("the closed source is not told").containsExactly(off);
+        assertThat(reporting(registry, "denied")).isEqualTo(1);
+    }
+
+    static double reporting(PrometheusRegistry registry, String verdict) {
+        return registry.scrape().stream().filter(m -> m.getMetadata().getName().equals("npm_flow_reporting"))
+                .map(io.prometheus.metrics.model.snapshots.GaugeSnapshot.class::cast).flatMap(g -> g.getDataPoints().stream())
+                .filter(d -> d.getLabels().get("verdict").equals(verdict)).mapToDouble(d -> d.getValue()).sum();
+    }
+
     static double packets(PrometheusRegistry registry, String verdict, String policy) {
         return registry.scrape().stream().filter(m -> m.getMetadata().getName().equals("npm_flow_packets")).map(CounterSnapshot.class::cast)
                 .flatMap(c -> c.getDataPoints().stream())
@@ -103,6 +131,7 @@ class AgentFlowsTest {
     static final class RecordingSource implements io.npmagent.dataplane.flow.FlowSource {
         private final io.npmagent.dataplane.flow.AttributionRefs refs = new io.npmagent.dataplane.flow.AttributionRefs();
         FlowSettings started;
+        final List<FlowSettings> reconfigured = new ArrayList<>();
         boolean closed;
         private java.util.function.Consumer<io.npmagent.dataplane.flow.FlowReport> sink;
 
@@ -115,6 +144,11 @@ class AgentFlowsTest {
         public void start(FlowSettings settings, java.util.function.Consumer<io.npmagent.dataplane.flow.FlowReport> sink) {
             this.started = settings;
             this.sink = sink;
+        }
+
+        @Override
+        public void reconfigure(FlowSettings settings) {
+            reconfigured.add(settings);
         }
 
         void report(io.npmagent.dataplane.flow.FlowReport r) {

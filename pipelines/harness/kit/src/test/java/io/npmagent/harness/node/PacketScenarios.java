@@ -656,6 +656,38 @@ public final class PacketScenarios {
     }
 
     /**
+     * Denied flows turned on and off while the agent runs (the configuration's {@code Flows.Denied}, applied
+     * live): started off, a denied connection is no flow; turned on, the next is reported within a second;
+     * turned off again, a new denied flow is not reported. The drops hold throughout.
+     */
+    public static void flowsTurnOnAndOffLive(PodNetwork net, Backend backend) {
+        PacketScenarios s = new PacketScenarios(net, backend);
+        FlowLog log = s.flowLog(FlowSettings.OFF);
+        s.apply(new ClusterEvent.PolicyUpserted(policy("x", "deny-b").select(match("app", "b")).types("Ingress").build()));
+        net.attempts("a", net.address("b", false), PodNetwork.PORT, 1, 1);
+        pause(Duration.ofSeconds(1)); // ten of the eBPF reader's polls; NFLOG delivers at once
+        assertThat(log.flows(FlowFilter.ALL)).as("flows off: nothing reported").isEmpty();
+
+        backend.flows().reconfigure(new FlowSettings(true, false, 1000, Duration.ofSeconds(1)));
+        net.attempts("a", net.address("b", false), PodNetwork.PORT, 1, 1);
+        assertThat(s.awaitFlow(log, "a", "b", false, Duration.ofSeconds(1), 1).verdict()).isEqualTo(FlowVerdict.DENIED);
+
+        backend.flows().reconfigure(FlowSettings.OFF);
+        assertThat(net.connects("c", "b", false)).as("denied all along").isFalse();
+        pause(Duration.ofSeconds(1));
+        assertThat(log.flows(FlowFilter.ALL)).as("flows off again: c's new flow not reported")
+                .allSatisfy(f -> assertThat(f.source().pod()).isEqualTo(new PodKey("x", "a")));
+    }
+
+    private static void pause(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
      * Allowed flows, opt-in: a judged pod's new connection that its policies admit is reported as allowed,
      * with the Admin Accept that admitted it where one did; a connection nothing judges is not reported.
      * (The eBPF backend's; the netfilter backends report denied flows only.)
