@@ -132,9 +132,7 @@ public final class DatapathMain implements Callable<Integer> {
                 out.println("# " + backend + ": skipped: " + skip.get());
                 continue;
             }
-            for (boolean on : new boolean[] {false, true}) {
-                rows.add(run.measure(backend, on, sandboxName(backend)));
-            }
+            rows.addAll(run.measure(backend, sandboxName(backend)));
         }
         out.println();
         out.print(FlowCostRun.table(rows));

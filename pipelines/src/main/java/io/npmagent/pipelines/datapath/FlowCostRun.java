@@ -1,7 +1,10 @@
 package io.npmagent.pipelines.datapath;
 
 import io.npmagent.harness.sandbox.Convergence;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
 import io.npmagent.harness.sandbox.Sandbox;
+import io.npmagent.harness.sandbox.SandboxNode;
 import io.npmagent.harness.sandbox.ServiceTargets;
 import io.npmagent.pipelines.bench.BenchSandbox;
 import io.npmagent.pipelines.bench.Iperf;
@@ -21,8 +24,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * {@code pipelines/datapath --flows}: what flow verdicts cost, per backend, with 1,000 policies selecting the
- * server, side by side with flows off ({@code Flows.Denied: false}) and on (the default). Each side: new
- * connections per second and throughput from the allowed client; then a flood of denied SYNs from the
+ * server, side by side with flows off ({@code Flows.Denied: false}) and on (the default), in one sandbox whose
+ * agent is switched between them live, the sides interleaved. Each side: new connections per second and
+ * throughput from the allowed client; then a flood of denied SYNs from the
  * intruder ({@code synflood}, one core, each to a new port: a new flow each, the worst case for the
  * reports) while the client measures again, with the node's CPU (the whole machine's, from
  * {@code /proc/stat}: the sandbox's node shares its kernel), the flows the agent recorded a second (each
@@ -35,10 +39,19 @@ final class FlowCostRun {
     private static final int FLOOD_FIRST_PORT = 10_000;
     private static final int FLOOD_PORTS = 50_000;
     private static final Duration SERVICE_WAIT = Duration.ofSeconds(60);
+    /** Floods a side: two, their order alternated (a flood's leftovers, its conntrack entries say, weigh on both sides alike). */
+    private static final int FLOODS = 2;
+    /** How long a change of Flows.Denied may take to be in force: the file read every 2 s, then a re-render of 1,000 policies' chains. */
+    private static final Duration TURN_WAIT = Duration.ofSeconds(120);
 
-    /** One side of one backend; NaN where not measured. */
-    record Row(String backend, boolean flows, double connections, double gbit, double synsSent, double connectionsUnderFlood,
-            double cpuBusy, double flowsPerSecond, double lostPerSecond, String error) {}
+    /** One side of one backend; NaN where not measured. {@code pairedChange}: on the "on" row, the median of the rounds' on/off ratios, less one. */
+    record Row(String backend, boolean flows, double connections, double gbit, double pairedChange, double synsSent, double connectionsUnderFlood,
+            double cpuBusy, double flowsPerSecond, double lostPerSecond, String error) {
+        static Row failed(String backend, boolean flows, Exception e) {
+            return new Row(backend, flows, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                    String.valueOf(e.getMessage()));
+        }
+    }
 
     private final TcpRate tcprate;
     private final Path synflood;
@@ -52,11 +65,16 @@ final class FlowCostRun {
         this.progress = progress;
     }
 
-    Row measure(String backend, boolean flows, String sandboxName) {
-        String side = backend + ", flows " + (flows ? "on" : "off");
+    /**
+     * Both sides of one backend in one sandbox: flows turned off and on through the agent's configuration file
+     * (applied live; {@code npm_flow_reporting} says when the kernel has it), the sides interleaved in every
+     * round and their order alternated, so that the machine's drift and one sandbox's luck weigh on both alike.
+     * Rows: off, then on (whose {@code pairedChange} is the median of the rounds' on-against-off ratios).
+     */
+    List<Row> measure(String backend, String sandboxName) {
         try (TempDir dir = TempDir.create("npm-flowcost-")) {
             BenchManifests.write(dir.path(), POLICIES);
-            String config = "{\"Flows\": {\"Denied\": " + flows + ", \"RatePerSecond\": " + RATE + "}}";
+            String config = "{\"Flows\": {\"Denied\": false, \"RatePerSecond\": " + RATE + "}}";
             try (BenchSandbox sandbox = BenchSandbox.up(sandboxName, dir.path(), backend, BenchManifests.applied(POLICIES), "--agent-config", config)) {
                 ServiceTargets.await(Sandbox.named(sandboxName), SERVICE_WAIT);
                 sandbox.startServer(BenchManifests.SERVER, tcprate.server(BenchManifests.RATE_PORT), "ready");
@@ -64,28 +82,82 @@ final class FlowCostRun {
                     sandbox.startServer(BenchManifests.SERVER, Iperf.server(BenchManifests.IPERF_PORT), Iperf.READY);
                 }
                 Duration timeout = Duration.ofSeconds(settings.seconds() + DatapathRun.WARMUP_SECONDS + 30L);
-                List<Double> connections = new ArrayList<>();
-                List<Double> gbits = new ArrayList<>();
+                Side off = new Side(false);
+                Side on = new Side(true);
+                List<Double> ratios = new ArrayList<>();
                 for (int i = 1; i <= settings.repeat(); i++) {
-                    connections.add(connectionRate(sandbox, timeout));
-                    if (!settings.connectionsOnly()) {
-                        gbits.add(Iperf.gbitPerSecond(sandbox.run(BenchManifests.CLIENT, Iperf.client(BenchManifests.SERVER_IP,
-                                BenchManifests.IPERF_PORT, settings.seconds(), DatapathRun.WARMUP_SECONDS), timeout)));
+                    for (Side side : i % 2 == 1 ? List.of(off, on) : List.of(on, off)) {
+                        turn(sandbox, side.flows);
+                        side.connections.add(connectionRate(sandbox, timeout));
+                        if (!settings.connectionsOnly()) {
+                            side.gbits.add(Iperf.gbitPerSecond(sandbox.run(BenchManifests.CLIENT, Iperf.client(BenchManifests.SERVER_IP,
+                                    BenchManifests.IPERF_PORT, settings.seconds(), DatapathRun.WARMUP_SECONDS), timeout)));
+                        }
+                        say("%s, flows %s: round %d/%d: %.0f conn/s%s", backend, side.flows ? "on" : "off", i, settings.repeat(),
+                                side.connections.get(i - 1), side.gbits.isEmpty() ? "" : String.format(Locale.ROOT, ", %.2f Gbit/s",
+                                        side.gbits.get(i - 1)));
                     }
-                    say("%s: run %d/%d: %.0f conn/s%s", side, i, settings.repeat(), connections.get(i - 1),
-                            gbits.isEmpty() ? "" : String.format(Locale.ROOT, ", %.2f Gbit/s", gbits.get(i - 1)));
+                    ratios.add(on.connections.get(i - 1) / off.connections.get(i - 1));
                 }
-                Flood f = flood(sandbox, timeout);
-                say("%s: under a flood of %.0f denied SYNs/s: %.0f conn/s, CPU %.0f%% busy, %.0f flows recorded/s, %.0f reports lost/s", side,
-                        f.synsSent, f.connections, 100 * f.cpuBusy, f.flowsPerSecond, f.lostPerSecond);
-                return new Row(backend, flows, median(connections), gbits.isEmpty() ? Double.NaN : median(gbits), f.synsSent, f.connections,
-                        f.cpuBusy, f.flowsPerSecond, f.lostPerSecond, null);
+                for (int i = 1; i <= FLOODS; i++) {
+                    for (Side side : i % 2 == 1 ? List.of(off, on) : List.of(on, off)) {
+                        turn(sandbox, side.flows);
+                        Flood f = flood(sandbox, timeout);
+                        side.floods.add(f);
+                        say("%s, flows %s: flood %d/%d: %.0f denied SYNs/s sent, %.0f conn/s, CPU %.0f%% busy, %.0f flows recorded/s, "
+                                + "%.0f reports lost/s", backend, side.flows ? "on" : "off", i, FLOODS, f.synsSent, f.connections, 100 * f.cpuBusy,
+                                f.flowsPerSecond, f.lostPerSecond);
+                    }
+                }
+                List<Row> rows = new ArrayList<>();
+                for (Side side : List.of(off, on)) {
+                    rows.add(new Row(backend, side.flows, median(side.connections), side.gbits.isEmpty() ? Double.NaN : median(side.gbits),
+                            side.flows ? median(ratios) - 1 : Double.NaN, median(side.floods, Flood::synsSent),
+                            median(side.floods, Flood::connections), median(side.floods, Flood::cpuBusy),
+                            median(side.floods, Flood::flowsPerSecond), median(side.floods, Flood::lostPerSecond), null));
+                }
+                return rows;
             }
         } catch (IOException | BenchSandbox.UpFailed | Convergence.NotConverged | RuntimeException e) {
-            say("%s: FAILED: %s", side, e.getMessage());
-            return new Row(backend, flows, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
-                    String.valueOf(e.getMessage()));
+            say("%s: FAILED: %s", backend, e.getMessage());
+            return List.of(Row.failed(backend, false, e), Row.failed(backend, true, e));
         }
+    }
+
+    /** One side's measurements across the rounds. */
+    private static final class Side {
+        final boolean flows;
+        final List<Double> connections = new ArrayList<>();
+        final List<Double> gbits = new ArrayList<>();
+        final List<Flood> floods = new ArrayList<>();
+
+        Side(boolean flows) {
+            this.flows = flows;
+        }
+    }
+
+    /**
+     * Sets {@code Flows.Denied} in every node's agent configuration file, which the agent reads every 2 s and
+     * applies live, and waits until its metrics say the kernel has it (a netfilter backend re-renders its chains).
+     */
+    private void turn(BenchSandbox sandbox, boolean flows) throws IOException {
+        for (SandboxNode node : Sandbox.named(sandbox.name()).nodes()) {
+            Path file = node.stateDir().resolve("agent-config.json");
+            JsonObject config = JsonParser.parseString(Files.readString(file)).getAsJsonObject();
+            JsonObject f = config.has("Flows") ? config.getAsJsonObject("Flows") : new JsonObject();
+            f.addProperty("Denied", flows);
+            config.add("Flows", f);
+            Files.writeString(file, config + "\n");
+        }
+        long deadline = System.nanoTime() + TURN_WAIT.toNanos();
+        double want = flows ? 1 : 0;
+        while (PromText.samples(sandbox.metrics(), "npm_flow_reporting{verdict=\"denied\"}").values().stream().noneMatch(v -> v == want)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IOException("the agent did not turn flows " + (flows ? "on" : "off") + " within " + TURN_WAIT.toSeconds() + " s");
+            }
+            sleep(Duration.ofMillis(500));
+        }
+        sleep(Duration.ofSeconds(1)); // what the last batch before the change left settles
     }
 
     private record Flood(double synsSent, double connections, double cpuBusy, double flowsPerSecond, double lostPerSecond) {}
@@ -144,6 +216,10 @@ final class FlowCostRun {
         return new long[] {total, Long.parseLong(f[4]) + Long.parseLong(f[5])};
     }
 
+    private static double median(List<Flood> floods, java.util.function.ToDoubleFunction<Flood> field) {
+        return median(floods.stream().map(f -> field.applyAsDouble(f)).toList());
+    }
+
     static double median(List<Double> values) {
         List<Double> sorted = new ArrayList<>(values);
         Collections.sort(sorted);
@@ -165,8 +241,8 @@ final class FlowCostRun {
             if (r.flows()) {
                 Row off = rows.stream().filter(o -> o.backend().equals(r.backend()) && !o.flows() && o.error() == null).findFirst().orElse(null);
                 if (off != null) {
-                    versus = String.format(Locale.ROOT, "conn/s %+.1f%%, flooded %+.1f%%", 100 * (r.connections() / off.connections() - 1),
-                            100 * (r.connectionsUnderFlood() / off.connectionsUnderFlood() - 1));
+                    versus = String.format(Locale.ROOT, "conn/s %+.1f%% (paired %+.1f%%), flooded %+.1f%%", 100 * (r.connections() / off.connections() - 1),
+                            100 * r.pairedChange(), 100 * (r.connectionsUnderFlood() / off.connectionsUnderFlood() - 1));
                 }
             }
             b.append(String.format(Locale.ROOT, "%-16s %-5s %10.0f %8.2f %10.0f %14.0f %8.0f%% %12.0f %10.0f %s%n", r.backend(),
