@@ -1,5 +1,7 @@
 package io.npmagent.dataplane.eval;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.npmagent.dataplane.desired.CompiledRule;
 import io.npmagent.dataplane.desired.PeerSetKey;
 import io.npmagent.dataplane.model.ApiSyntax;
@@ -42,6 +44,12 @@ public final class NearestRule {
     }
 
     private final Cluster cluster;
+    /**
+     * Each policy object as normalized, while the cluster holds it (weak keys: by identity, gone with the
+     * object an update replaces). A pod that 1,000 policies isolate would otherwise have 1,000 policies
+     * normalized, selectors parsed, at every new flow of a flood.
+     */
+    private final Cache<NetworkPolicy, NormalizedPolicy> normalized = Caffeine.newBuilder().weakKeys().maximumSize(100_000).build();
 
     public NearestRule(Cluster cluster) {
         this.cluster = cluster;
@@ -95,11 +103,11 @@ public final class NearestRule {
             if (policy == null) {
                 continue;
             }
-            NormalizedPolicy normalized = PolicyNormalizer.normalize(policy);
-            if (!normalized.compiled().isolates(direction)) {
+            NormalizedPolicy n = normalized.get(policy, PolicyNormalizer::normalize);
+            if (!n.compiled().isolates(direction)) {
                 continue;
             }
-            for (CompiledRule rule : normalized.compiled().rules(direction)) {
+            for (CompiledRule rule : n.compiled().rules(direction)) {
                 boolean peerOk = RuleMatching.peerMatches(rule, peer, peerIp, cluster::namespace);
                 boolean portOk = RuleMatching.portMatches(rule, dst, port, protocol);
                 String ref = new RuleRef(key, direction, rule.index()).toString();

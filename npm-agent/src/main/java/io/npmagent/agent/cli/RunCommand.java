@@ -18,8 +18,6 @@ import io.npmagent.agent.source.k8s.ProblemEvents;
 import io.npmagent.agent.source.manifest.ManifestDirectory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.npmagent.dataplane.batch.QueueConfig;
-import io.npmagent.dataplane.flow.FlowFilter;
-import io.npmagent.dataplane.flow.FlowVerdict;
 import io.npmagent.dataplane.metrics.Metrics;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -151,7 +149,7 @@ final class RunCommand implements Callable<Integer> {
         KubeLoop loop = new KubeLoop(source, agent, stateDir);
         try (ProblemEvents events = new ProblemEvents(client, node)) {
             flowEvents = new DeniedFlowEvents(events::postOnPod, java.time.InstantSource.system(), 10, config.flows().events(), agent.registry());
-            agent.flows().follow(new FlowFilter(FlowVerdict.DENIED, null, null, null, null), flowEvents);
+            flowEvents.followWhileEnabled(agent.flows());
             loop.afterEachStep(() -> events.report(agent.objectErrors()));
             loop.afterEachStep(() -> events.reportRefusals(agent.refusedObjects()));
             loop.afterEachStep(new PredecessorCleanup(agent.backendName(), placement(config), agent::converged));

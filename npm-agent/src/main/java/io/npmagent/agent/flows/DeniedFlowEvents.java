@@ -1,6 +1,7 @@
 package io.npmagent.agent.flows;
 
 import io.npmagent.dataplane.flow.DropReason;
+import io.npmagent.dataplane.flow.FlowFilter;
 import io.npmagent.dataplane.flow.FlowRecord;
 import io.npmagent.dataplane.flow.FlowVerdict;
 import io.npmagent.dataplane.model.ApiSyntax;
@@ -47,6 +48,10 @@ public final class DeniedFlowEvents implements Consumer<FlowRecord> {
     private final Map<Key, Instant> posted = new HashMap<>();
     private final Deque<Instant> lastMinute = new ArrayDeque<>();
     private volatile boolean enabled;
+    private static final FlowFilter DENIED = new FlowFilter(FlowVerdict.DENIED, null, null, null, null);
+    private final Object registrationLock = new Object();
+    private AgentFlows flows;
+    private AutoCloseable registration;
 
     public DeniedFlowEvents(Poster poster, InstantSource clock, int perMinute, boolean enabled, PrometheusRegistry registry) {
         this.poster = poster;
@@ -58,9 +63,35 @@ public final class DeniedFlowEvents implements Consumer<FlowRecord> {
                 .register(registry);
     }
 
-    /** Flows.Events, live. */
+    /** Flows.Events, live: also follows the flows' log ({@link #followWhileEnabled}) only while on. */
     public void enable(boolean on) {
         enabled = on;
+        synchronized (registrationLock) {
+            if (flows == null) {
+                return;
+            }
+            if (on && registration == null) {
+                registration = flows.follow(DENIED, this);
+            } else if (!on && registration != null) {
+                try {
+                    registration.close();
+                } catch (Exception e) {
+                    // AgentFlows' registrations only remove a list entry
+                }
+                registration = null;
+            }
+        }
+    }
+
+    /**
+     * Follows {@code flows}' denied flows while enabled, and not while off: a follower makes the log build each new
+     * flow for it, its nearest rule looked up, which a flood of new flows nobody posts should not pay.
+     */
+    public void followWhileEnabled(AgentFlows flows) {
+        synchronized (registrationLock) {
+            this.flows = flows;
+        }
+        enable(enabled);
     }
 
     @Override

@@ -89,6 +89,28 @@ class DeniedFlowEventsTest {
         assertThat(posted).hasSize(1);
     }
 
+    /** Following the agent's log, only while on: a flow of the kernel's becomes an Event then, nearest rule and all. */
+    @Test
+    void followsTheAgentsFlowsOnlyWhileOn() {
+        ClusterIndex index = new ClusterIndex();
+        FlowFixtures.cluster().forEach(index::take);
+        io.npmagent.dataplane.flow.ReplayedFlows source = new io.npmagent.dataplane.flow.ReplayedFlows();
+        AgentFlows flows = new AgentFlows("n1", io.npmagent.agent.config.FlowConfig.DEFAULTS, index,
+                new io.npmagent.dataplane.metrics.Metrics(new PrometheusRegistry()));
+        flows.use("fake", source);
+        events.enable(false);
+        events.followWhileEnabled(flows);
+        source.report(FlowFixtures.deniedIngress(source.refs(), 1, 1));
+        assertThat(flows.flows(io.npmagent.dataplane.flow.FlowFilter.ALL)).as("recorded all the same").hasSize(1);
+        events.enable(true);
+        source.report(FlowFixtures.deniedIngress(source.refs(), 1, 2));
+        assertThat(posted).singleElement().satisfies(p -> assertThat(p.message()).contains("nearest: y/allow-web spec.ingress[0]"));
+        events.enable(false);
+        now = now.plus(Duration.ofMinutes(11));
+        source.report(FlowFixtures.deniedIngress(source.refs(), 1, 3));
+        assertThat(posted).as("off again").hasSize(1);
+    }
+
     private double skipped() {
         return registry.scrape().stream().filter(m -> m.getMetadata().getName().equals("npm_flow_events_skipped")).map(CounterSnapshot.class::cast)
                 .flatMap(c -> c.getDataPoints().stream()).mapToDouble(CounterSnapshot.CounterDataPointSnapshot::getValue).sum();
