@@ -53,6 +53,8 @@ final class BpfFlows implements FlowSource {
     private volatile boolean stopped;
     /** How often the records are swept: the settings' interval, as last configured. */
     private volatile Duration interval = FlowSettings.DEFAULT.interval();
+    /** Whether any verdict is reported now. */
+    private volatile boolean reporting;
     private Consumer<FlowReport> sink;
     private Thread reader;
     private RingBuffer ring;
@@ -83,6 +85,7 @@ final class BpfFlows implements FlowSource {
             return;
         }
         interval = settings.interval();
+        reporting = settings.any();
         maps.config().update(VerdictMaps.configKey(), VerdictMaps.config(settings));
         if (!settings.any() || reader != null) {
             return; // a reader once started stays: with nothing reported it finds the buffer empty
@@ -100,7 +103,9 @@ final class BpfFlows implements FlowSource {
             try {
                 ring.consume();
                 if (System.nanoTime() - nextSweep >= 0) {
-                    sweep(sink);
+                    if (reporting) { // turned off: what is left in the records is not swept for (a walk of up to 65,536 records)
+                        sweep(sink);
+                    }
                     nextSweep = System.nanoTime() + interval.toNanos();
                 }
                 Thread.sleep(POLL.toMillis());
