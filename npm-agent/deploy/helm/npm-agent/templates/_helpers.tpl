@@ -21,7 +21,7 @@ live keys), as JSON, for the DaemonSet's restart annotation.
 {{- $toggles := omit (get $config "Toggles" | default dict) "NetPolInBackground" -}}
 {{- $rest := omit $config "Toggles" "NetPolAdaptiveBatching" "MaxPendingNetPols" "NetPolIntervalInMilliseconds" "NetPolInBackground" "LogLevel" -}}
 {{- $_ := set $rest "Toggles" $toggles -}}
-{{- $flows := omit (get $config "Flows" | default dict) "Events" -}}
+{{- $flows := omit (get $config "Flows" | default dict) "Denied" "Allowed" "RatePerSecond" "IntervalSeconds" "Events" -}}
 {{- $_ := set $rest "Flows" $flows -}}
 {{- toJson $rest -}}
 {{- end -}}
