@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -55,6 +56,8 @@ final class BpfFlows implements FlowSource {
     private volatile Duration interval = FlowSettings.DEFAULT.interval();
     /** Whether any verdict is reported now. */
     private volatile boolean reporting;
+    private final AtomicLong fromKernel = new AtomicLong();
+    private final AtomicLong fromCounters = new AtomicLong();
     private Consumer<FlowReport> sink;
     private Thread reader;
     private RingBuffer ring;
@@ -125,6 +128,7 @@ final class BpfFlows implements FlowSource {
         Reported now = new Reported(e.record().first(), e.record().packets());
         reported.merge(ByteBuffer.wrap(Arrays.copyOf(bytes, VerdictMaps.KEY_SIZE)), now,
                 (old, fresh) -> old.first() == fresh.first() && old.packets() > fresh.packets() ? old : fresh);
+        fromKernel.incrementAndGet();
         sink.accept(report(e, System.nanoTime(), Instant.now()));
     }
 
@@ -155,6 +159,7 @@ final class BpfFlows implements FlowSource {
                 continue; // a record made anew whose first report was over the rate: unreported, as a new flow would be
             }
             if (r.packets() > before.packets()) {
+                fromCounters.incrementAndGet();
                 sink.accept(report(new VerdictMaps.Event(k, r), mono, wall));
             }
             seen.put(key, new Reported(r.first(), Math.max(r.packets(), before.packets())));
@@ -170,6 +175,11 @@ final class BpfFlows implements FlowSource {
         return new FlowReport(wallNow.minusNanos(monoNow - r.first()), wallNow.minusNanos(monoNow - r.last()), k.verdict(), k.reason(),
                 k.direction(), r.reporter(), r.source(), r.destination(), k.protocol(), k.port(), r.service(), r.servicePort(), r.packets(),
                 r.bytes(), r.first(), r.ref());
+    }
+
+    @Override
+    public Map<String, Long> reported() {
+        return Map.of("kernel", fromKernel.get(), "counters", fromCounters.get());
     }
 
     @Override

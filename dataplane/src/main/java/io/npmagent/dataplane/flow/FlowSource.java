@@ -44,6 +44,15 @@ public interface FlowSource extends AutoCloseable {
     /** Reports lost since start, per why ({@code rate}, {@code buffer}, {@code evicted}). */
     Map<String, Long> lost();
 
+    /**
+     * Reports handed to the sink since start, per where they came from: {@code kernel}, the kernel's own
+     * (ring buffer records, NFLOG messages: what the rate bounds), and {@code counters}, summaries the reader
+     * made from the flows' counters (no kernel message each).
+     */
+    default Map<String, Long> reported() {
+        return Map.of();
+    }
+
     @Override
     default void close() {}
 }

@@ -66,6 +66,7 @@ public final class Metrics {
     private volatile Supplier<Map<List<String>, long[]>> bandwidthSource = Map::of;
     private volatile Supplier<long[]> congestionSource = () -> new long[2];
     private volatile Supplier<Map<String, Long>> flowLossSource = Map::of;
+    private volatile Supplier<Map<String, Long>> flowReportSource = Map::of;
 
     public Metrics(PrometheusRegistry registry) {
         iptablesRestoreLatency = Histogram.builder()
@@ -194,6 +195,13 @@ public final class Metrics {
                 .labelNames("verdict")
                 .register(registry);
         CounterWithCallback.builder()
+                .name("npm_flow_reports_total")
+                .help("Flow reports the agent received, per where from: kernel (the kernel's own reports, ring buffer records or NFLOG "
+                        + "messages: what Flows.RatePerSecond bounds) or counters (summaries the agent read from the flows' counters).")
+                .labelNames("from")
+                .callback(cb -> flowReportSource.get().forEach((from, n) -> cb.call(n, from)))
+                .register(registry);
+        CounterWithCallback.builder()
                 .name("npm_flow_reports_lost_total")
                 .help("Flow reports the kernel could not deliver, per why: rate (over the per-CPU rate limit), buffer (the ring "
                         + "buffer or netlink queue full), evicted (a flow record pushed out before its counts were read). The packets "
@@ -291,6 +299,11 @@ public final class Metrics {
     /** Where {@code npm_flow_reports_lost_total{why}} is read from: per why, reports lost since the backend started. */
     public void flowLossFrom(Supplier<Map<String, Long>> source) {
         flowLossSource = source;
+    }
+
+    /** Where {@code npm_flow_reports_total{from}} is read from: per where from, reports received since the backend started. */
+    public void flowReportsFrom(Supplier<Map<String, Long>> source) {
+        flowReportSource = source;
     }
 
     /** Where {@code npm_tcp_congestion_total{result}} is read from: connections set, and refused. */

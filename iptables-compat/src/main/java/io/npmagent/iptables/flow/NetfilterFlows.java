@@ -51,6 +51,7 @@ public final class NetfilterFlows implements FlowSource {
     private final FlowInstances instances = new FlowInstances();
     private final Map<String, AtomicLong> lost = new ConcurrentHashMap<>();
     private final AtomicLong logged = new AtomicLong();
+    private final AtomicLong summarised = new AtomicLong();
     private volatile String netnsFile;
     /** How often the flow sets are read: the settings' interval, as last configured. */
     private volatile Duration interval = FlowSettings.DEFAULT.interval();
@@ -239,6 +240,7 @@ public final class NetfilterFlows implements FlowSource {
                 continue; // unannounced: over the rate, counted lost and never reported, so reports stay within the rate
             }
             Instant first = e.first.isAfter(last) ? last : e.first;
+            summarised.incrementAndGet();
             try {
                 sink.accept(new FlowReport(first, last, FlowVerdict.DENIED, DropReason.POLICY, c.direction(), REPORTER, c.source(),
                         c.destination(), c.protocol(), c.port(), null, 0, c.packets(), c.bytes(), e.instance, e.ref));
@@ -257,6 +259,11 @@ public final class NetfilterFlows implements FlowSource {
     /** First packets logged and reported since start. */
     public long logged() {
         return logged.get();
+    }
+
+    @Override
+    public Map<String, Long> reported() {
+        return Map.of("kernel", logged.get(), "counters", summarised.get());
     }
 
     @Override

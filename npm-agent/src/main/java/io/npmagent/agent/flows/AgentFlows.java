@@ -67,6 +67,7 @@ public final class AgentFlows implements AutoCloseable {
         backend = backendName;
         source = next;
         metrics.flowLossFrom(next::lost);
+        metrics.flowReportsFrom(next::reported);
         // Also with nothing to report: the kernel may hold a previous run's settings (a pinned map, log rules) until told.
         try {
             next.start(settings, fresh::record);

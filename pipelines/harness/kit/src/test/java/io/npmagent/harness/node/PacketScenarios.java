@@ -653,6 +653,8 @@ public final class PacketScenarios {
                 .isLessThanOrEqualTo((long) (cpus * rate * (2 + seconds)));
         assertThat(lost).as("flows over the rate counted lost").isPositive();
         assertThat(reported + lost).as("every flow reported or counted lost").isGreaterThanOrEqualTo(scanned);
+        assertThat(backend.flows().reported().get("kernel")).as("the kernel's own reports, counted (npm_flow_reports_total)")
+                .isBetween(reported, (long) (cpus * rate * (2 + seconds)));
     }
 
     /**
