@@ -5,8 +5,8 @@ import java.time.Duration;
 /**
  * What the kernel reports, as the agent's configuration ({@code Flows}) says: denied flows (on by default),
  * allowed flows (opt-in: every new connection of a judged pod costs a report), the most reports a second
- * per CPU (eBPF) or per node (netfilter's {@code limit}) before the rest are counted lost, and how often a
- * flow that keeps sending reports a summary of its counts.
+ * per CPU (eBPF) or per log rule (netfilter's {@code limit}: a pod's drops in one direction and family)
+ * before the rest are counted lost, and how often a flow that keeps sending reports a summary of its counts.
  */
 public record FlowSettings(boolean denied, boolean allowed, int ratePerSecond, Duration interval) {
     public static final FlowSettings DEFAULT = new FlowSettings(true, false, 1000, Duration.ofSeconds(5));
