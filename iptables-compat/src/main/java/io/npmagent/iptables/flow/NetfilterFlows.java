@@ -256,11 +256,6 @@ public final class NetfilterFlows implements FlowSource {
         summarise(sink);
     }
 
-    /** First packets logged and reported since start. */
-    public long logged() {
-        return logged.get();
-    }
-
     @Override
     public Map<String, Long> reported() {
         return Map.of("kernel", logged.get(), "counters", summarised.get());

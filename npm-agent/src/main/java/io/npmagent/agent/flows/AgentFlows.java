@@ -172,10 +172,6 @@ public final class AgentFlows implements AutoCloseable {
         return backend;
     }
 
-    public FlowConfig config() {
-        return config;
-    }
-
     @Override
     public synchronized void close() {
         source.close();

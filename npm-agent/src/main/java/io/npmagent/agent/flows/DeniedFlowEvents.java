@@ -32,6 +32,7 @@ public final class DeniedFlowEvents implements Consumer<FlowRecord> {
     static final String REASON = "NetworkPolicyDenied";
     static final Duration DEDUP = Duration.ofMinutes(10);
     private static final Duration WINDOW = Duration.ofMinutes(1);
+    private static final FlowFilter DENIED = new FlowFilter(FlowVerdict.DENIED, null, null, null, null);
 
     /** Posts one Warning Event on a pod. */
     @FunctionalInterface
@@ -48,7 +49,6 @@ public final class DeniedFlowEvents implements Consumer<FlowRecord> {
     private final Map<Key, Instant> posted = new HashMap<>();
     private final Deque<Instant> lastMinute = new ArrayDeque<>();
     private volatile boolean enabled;
-    private static final FlowFilter DENIED = new FlowFilter(FlowVerdict.DENIED, null, null, null, null);
     private final Object registrationLock = new Object();
     private AgentFlows flows;
     private AutoCloseable registration;

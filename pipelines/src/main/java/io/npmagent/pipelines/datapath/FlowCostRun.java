@@ -89,7 +89,7 @@ final class FlowCostRun {
                 Side on = new Side(true);
                 List<Double> ratios = new ArrayList<>();
                 for (int i = 1; i <= settings.repeat(); i++) {
-                    for (Side side : i % 2 == 1 ? List.of(off, on) : List.of(on, off)) {
+                    for (Side side : inOrder(i, off, on)) {
                         turn(sandbox, side.flows);
                         side.connections.add(connectionRate(sandbox, timeout));
                         if (!settings.connectionsOnly()) {
@@ -103,7 +103,7 @@ final class FlowCostRun {
                     ratios.add(on.connections.get(i - 1) / off.connections.get(i - 1));
                 }
                 for (int i = 1; i <= FLOODS; i++) {
-                    for (Side side : i % 2 == 1 ? List.of(off, on) : List.of(on, off)) {
+                    for (Side side : inOrder(i, off, on)) {
                         turn(sandbox, side.flows);
                         Flood f = flood(sandbox, timeout);
                         side.floods.add(f);
@@ -125,6 +125,11 @@ final class FlowCostRun {
             say("%s: FAILED: %s", backend, e.getMessage());
             return List.of(Row.failed(backend, false, e), Row.failed(backend, true, e));
         }
+    }
+
+    /** The two sides in round {@code round}'s order: off first in odd rounds, on first in even ones. */
+    private static List<Side> inOrder(int round, Side off, Side on) {
+        return round % 2 == 1 ? List.of(off, on) : List.of(on, off);
     }
 
     /** One side's measurements across the rounds. */
