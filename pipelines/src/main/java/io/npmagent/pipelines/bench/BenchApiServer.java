@@ -40,10 +40,15 @@ public final class BenchApiServer implements AutoCloseable {
         this.cp = cp;
         AgentIdentity.applyRbac(cp.admin());
         this.agentKubeconfig = AgentIdentity.kubeconfig(cp);
+        this.admin = newAdmin(PARALLEL * 2);
+    }
+
+    /** Another admin client, of its own connections, allowed {@code parallel} requests at once (its caller closes it). */
+    public KubernetesClient newAdmin(int parallel) throws IOException {
         Config config = Config.fromKubeconfig(Files.readString(cp.adminKubeconfig()));
-        config.setMaxConcurrentRequests(PARALLEL * 2);
-        config.setMaxConcurrentRequestsPerHost(PARALLEL * 2);
-        this.admin = new KubernetesClientBuilder().withConfig(config).build();
+        config.setMaxConcurrentRequests(parallel);
+        config.setMaxConcurrentRequestsPerHost(parallel);
+        return new KubernetesClientBuilder().withConfig(config).build();
     }
 
     public static BenchApiServer start(Path dir) throws IOException {

@@ -37,10 +37,23 @@ public final class PromText {
         return samples(text, name).values().stream().mapToDouble(Double::doubleValue).sum();
     }
 
+    /** The samples of {@code name} whose label set passes {@code which}, summed. */
+    public static double total(String text, String name, java.util.function.Predicate<String> which) {
+        return samples(text, name).entrySet().stream().filter(e -> which.test(e.getKey())).mapToDouble(Map.Entry::getValue).sum();
+    }
+
     /** A histogram's buckets summed over its other labels: upper bound → cumulative count. */
     public static TreeMap<Double, Double> buckets(String text, String histogram) {
+        return buckets(text, histogram, labels -> true);
+    }
+
+    /** A histogram's buckets summed over the series whose label set ({@code {a="b",...}}) passes {@code which}. */
+    public static TreeMap<Double, Double> buckets(String text, String histogram, java.util.function.Predicate<String> which) {
         TreeMap<Double, Double> out = new TreeMap<>();
         samples(text, histogram + "_bucket").forEach((labels, count) -> {
+            if (!which.test(labels)) {
+                return;
+            }
             int at = labels.indexOf("le=\"");
             String le = labels.substring(at + 4, labels.indexOf('"', at + 4));
             out.merge(le.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(le), count, Double::sum);

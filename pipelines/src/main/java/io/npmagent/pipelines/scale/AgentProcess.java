@@ -25,7 +25,7 @@ import java.util.Map;
  * kubeconfig, with a configuration file, on the run's node namespace and bpffs. What the scale run reads
  * of it: its endpoints (/readyz, /metrics, /debug/state) and, from /proc, its memory and CPU.
  */
-final class AgentProcess implements AutoCloseable {
+public final class AgentProcess implements AutoCloseable {
     private final Daemon process;
     private final int port;
     private final int debugPort;
@@ -37,14 +37,14 @@ final class AgentProcess implements AutoCloseable {
      * JAVA_TOOL_OPTIONS' heap share and collector, sized by its memory limit as a container's limit
      * sizes the JVM ({@code -XX:MaxRAM}). {@code AgentProcessTest} holds this to the manifest.
      */
-    static final List<String> DAEMONSET_JVM = List.of("-XX:MaxRAM=768m", "-XX:MaxRAMPercentage=60", "-XX:+UseG1GC");
+    public static final List<String> DAEMONSET_JVM = List.of("-XX:MaxRAM=768m", "-XX:MaxRAMPercentage=60", "-XX:+UseG1GC");
 
     /**
      * @param logs           where the agent's log and its GC log go ({@code PREFIX.log}, {@code PREFIX.gc.log})
      * @param kubeconfigText how the agent reaches the API server
      * @param queueSettings  the configuration file's batching keys, as JSON members ({@link QueueMode#settings})
      */
-    AgentProcess(Path dir, Path logs, String prefix, String kubeconfigText, String node, String netns, Path bpffs, String backend, String queueSettings,
+    public AgentProcess(Path dir, Path logs, String prefix, String kubeconfigText, String node, String netns, Path bpffs, String backend, String queueSettings,
             List<String> jvm)
             throws IOException {
         this.port = freePort();
@@ -68,20 +68,20 @@ final class AgentProcess implements AutoCloseable {
         this.process = Daemon.of("npm-agent run", log, command).env("NODE_NAME", node).start();
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
-    boolean alive() {
+    public boolean alive() {
         return process.alive();
     }
 
     /** The last lines the agent wrote, for an error message. */
-    String logTail() {
+    public String logTail() {
         return Logs.tail(log, 30);
     }
 
-    boolean ready() {
+    public boolean ready() {
         return status("/readyz", port) == 200;
     }
 
@@ -92,13 +92,13 @@ final class AgentProcess implements AutoCloseable {
     }
 
     /** /metrics as Prometheus text, or "" while the agent does not answer. */
-    String metrics() {
+    public String metrics() {
         String body = body("/metrics", port);
         return body == null ? "" : body;
     }
 
     /** Asks the JVM for a full collection (jcmd), then reads the heap in use from its metrics: what stays reachable. */
-    long heapAfterGc() throws IOException, InterruptedException {
+    public long heapAfterGc() throws IOException, InterruptedException {
         Process gc = new ProcessBuilder(jcmd().toString(), Long.toString(process.pid()), "GC.run")
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         gc.waitFor();
@@ -180,7 +180,7 @@ final class AgentProcess implements AutoCloseable {
     }
 
     /** Waits until {@code check} holds, failing loudly if the agent dies or {@code limit} passes; looks every 20 ms (it times convergence). */
-    void await(java.util.function.BooleanSupplier check, Duration limit, String what) {
+    public void await(java.util.function.BooleanSupplier check, Duration limit, String what) {
         Await.value(limit, Duration.ofMillis(20), what, () -> {
             if (!alive()) {
                 throw new Await.Abort("the agent exited while waiting for " + what + ":\n" + logTail());

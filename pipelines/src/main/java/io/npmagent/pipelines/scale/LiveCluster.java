@@ -16,11 +16,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * pod carry on from run to run: an edit always moves a policy to a version it does not have (an update
  * to the same content makes no event) and a churn pod's name is never reused.
  */
-final class LiveCluster implements AutoCloseable {
+public final class LiveCluster implements AutoCloseable {
     final ScaleScenario scenario;
-    final BenchApiServer api;
+    public final BenchApiServer api;
     /** The addresses of this node's pods (they need interfaces on each run's node). */
-    final List<String> localPods;
+    public final List<String> localPods;
     final AgentScaleResult.ClusterCost creation;
     /** Policy edits made so far, in every run. */
     final AtomicInteger edits;
@@ -52,7 +52,7 @@ final class LiveCluster implements AutoCloseable {
         return new LiveCluster(scenario.withClusterPolicies(n), api, localPods, creation, dir, edits, churned);
     }
 
-    static LiveCluster create(ScaleScenario s) throws IOException {
+    public static LiveCluster create(ScaleScenario s) throws IOException {
         Path dir = Files.createTempDirectory("npm-scale-");
         BenchApiServer api = BenchApiServer.start(dir.resolve("cluster"));
         try {

@@ -7,13 +7,13 @@ import java.util.Locale;
  * NPM's fixed-interval queue (the baseline adaptive batching must beat), or the foreground (one
  * transaction per event).
  */
-enum QueueMode {
+public enum QueueMode {
     ADAPTIVE("\"NetPolInBackground\": true, \"NetPolAdaptiveBatching\": true"),
     INTERVAL("\"NetPolInBackground\": true, \"NetPolAdaptiveBatching\": false"),
     FOREGROUND("\"NetPolInBackground\": false");
 
     /** The configuration file's keys for this mode, as JSON members. */
-    final String settings;
+    public final String settings;
 
     QueueMode(String settings) {
         this.settings = settings;

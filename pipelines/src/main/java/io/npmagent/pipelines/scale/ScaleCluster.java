@@ -23,10 +23,10 @@ import java.util.Map;
  * and 10.200.0.2 (server, port 8080), and policy {@code probe/probe} selects the server and admits either
  * the client or no one.
  */
-final class ScaleCluster {
-    static final String NODE = BenchCluster.NODE;
-    static final String CLIENT_IP = "10.200.0.1";
-    static final String SERVER_IP = "10.200.0.2";
+public final class ScaleCluster {
+    public static final String NODE = BenchCluster.NODE;
+    public static final String CLIENT_IP = "10.200.0.1";
+    public static final String SERVER_IP = "10.200.0.2";
     /** Where npm640's pods and policies live. */
     static final String NPM640_NAMESPACE = "bench";
 
@@ -83,7 +83,7 @@ final class ScaleCluster {
     }
 
     /** The probe policy admitting the client ({@code open}) or no one. */
-    static NetworkPolicy probePolicy(boolean open) {
+    public static NetworkPolicy probePolicy(boolean open) {
         return new NetworkPolicyBuilder().withNewMetadata().withNamespace("probe").withName("probe").endMetadata()
                 .withNewSpec().withNewPodSelector().addToMatchLabels("app", "probe-server").endPodSelector().withPolicyTypes("Ingress")
                 .addNewIngress().withFrom(new NetworkPolicyPeerBuilder().withNewPodSelector()

@@ -23,7 +23,7 @@ import java.util.List;
  * thousand namespaces), and two real pods, a client and a server with a TCP listener, between which
  * packets decide whether a change is enforced.
  */
-final class ScaleNode implements AutoCloseable {
+public final class ScaleNode implements AutoCloseable {
     static final int PROBE_PORT = 8080;
 
     private final NetworkNamespace node;
@@ -34,7 +34,7 @@ final class ScaleNode implements AutoCloseable {
     private NetnsThread clientThread;
 
     /** @param localPodIps the addresses of the local pods that get an interface (not the two probe pods) */
-    ScaleNode(String name, List<String> localPodIps, String clientIp, String serverIp) {
+    public ScaleNode(String name, List<String> localPodIps, String clientIp, String serverIp) {
         this.node = NetworkNamespace.create(name + "-node").forwarding();
         // Never the host's /sys/fs/bpf.
         this.bpffs = Path.of("/run/npm-agent", name + "-bpffs");
@@ -51,16 +51,16 @@ final class ScaleNode implements AutoCloseable {
         }
     }
 
-    String netns() {
+    public String netns() {
         return node.name();
     }
 
-    Path bpffs() {
+    public Path bpffs() {
         return bpffs;
     }
 
     /** Whether a TCP connection from the client pod to the server pod opens within {@code timeout}. */
-    boolean connects(String serverIp, Duration timeout) {
+    public boolean connects(String serverIp, Duration timeout) {
         return clientThread.get(() -> {
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress(InetAddress.getByName(serverIp), PROBE_PORT), (int) timeout.toMillis());

@@ -9,10 +9,10 @@ import java.time.Duration;
  * {@code policyEditsPerSecond}, while a probe policy flips once a second and packets time each flip.
  * {@code clusterPolicies} ClusterNetworkPolicies may stand beside the NetworkPolicies ({@link ScaleCluster#clusterPolicy}).
  */
-record ScaleScenario(String name, int pods, int localPods, int policies, Duration events, double podChurnPerSecond,
+public record ScaleScenario(String name, int pods, int localPods, int policies, Duration events, double podChurnPerSecond,
         double policyEditsPerSecond, int clusterPolicies) {
 
-    ScaleScenario(String name, int pods, int localPods, int policies, Duration events, double podChurnPerSecond, double policyEditsPerSecond) {
+    public ScaleScenario(String name, int pods, int localPods, int policies, Duration events, double podChurnPerSecond, double policyEditsPerSecond) {
         this(name, pods, localPods, policies, events, podChurnPerSecond, policyEditsPerSecond, 0);
     }
 

@@ -43,4 +43,19 @@ class PromTextTest {
         assertThat(PromText.samples(BEFORE, "npm_policy_apply_delay_seconds_count")).containsEntry("", 10.0).hasSize(1);
         assertThat(PromText.quantile(new TreeMap<>(), 0.5)).isNaN();
     }
+
+    @Test
+    void seriesChosenByTheirLabels() {
+        String text = """
+                apiserver_request_duration_seconds_bucket{resource="pods",verb="POST",le="0.1"} 4
+                apiserver_request_duration_seconds_bucket{resource="pods",verb="POST",le="+Inf"} 5
+                apiserver_request_duration_seconds_bucket{resource="pods",verb="LIST",le="0.1"} 1
+                apiserver_request_duration_seconds_bucket{resource="pods",verb="LIST",le="+Inf"} 100
+                apiserver_longrunning_requests{resource="pods",verb="WATCH"} 7
+                apiserver_longrunning_requests{resource="pods",verb="CONNECT"} 2
+                """;
+        assertThat(PromText.buckets(text, "apiserver_request_duration_seconds", l -> l.contains("verb=\"POST\"")))
+                .containsEntry(0.1, 4.0).containsEntry(Double.POSITIVE_INFINITY, 5.0).hasSize(2);
+        assertThat(PromText.total(text, "apiserver_longrunning_requests", l -> l.contains("verb=\"WATCH\""))).isEqualTo(7.0);
+    }
 }

@@ -1,0 +1,292 @@
+package io.npmagent.pipelines.swarm;
+
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One agent-shaped watcher: a node's agent as the API server sees it. Its own connection, the agent's
+ * token and User-Agent, and the agent's requests replayed ({@link AgentRequests}): each collection
+ * listed page by page, then watched from the list's resourceVersion; a watch that ends is opened again
+ * from the last resourceVersion read, one that answers 410 Gone is a relist, as client-java's reflector
+ * does. It reads every byte and counts events ({@link WatchEventScanner}); a timing watcher also notes
+ * when each pod event arrived ({@link DeliveryLog}). {@link #pause} stops reading, as a long GC pause
+ * would; {@link #restart} is the agent's pod restarting: new connection, full lists.
+ */
+final class Watcher {
+    private static final String PODS = "pods";
+
+    private final ApiAccess api;
+    private final AgentRequests requests;
+    private final Executor executor;
+    private final ScheduledExecutorService retries;
+    private final SwarmStats stats;
+    private final DeliveryLog timing;
+    private final Set<Stream> streams = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger synced = new AtomicInteger();
+    private volatile int generation;
+    private volatile HttpClient client;
+    private volatile boolean paused;
+    private volatile long startedAt;
+    private volatile long syncedAt;
+
+    /** @param timing where pod events' arrival is noted, or null for a watcher that only counts */
+    Watcher(ApiAccess api, AgentRequests requests, Executor executor, ScheduledExecutorService retries, SwarmStats stats, DeliveryLog timing) {
+        this.api = api;
+        this.requests = requests;
+        this.executor = executor;
+        this.retries = retries;
+        this.stats = stats;
+        this.timing = timing;
+    }
+
+    synchronized void start() {
+        int gen = ++generation;
+        client = api.newClient(executor);
+        startedAt = System.nanoTime();
+        syncedAt = 0;
+        synced.set(0);
+        for (String get : requests.gets()) {
+            client.sendAsync(api.get(get), HttpResponse.BodyHandlers.discarding());
+        }
+        for (AgentRequests.Informer informer : requests.informers()) {
+            new InformerLoop(informer, gen).list(null);
+        }
+    }
+
+    /** The agent's pod restarting: every stream closed, a new connection, every collection listed again. */
+    synchronized void restart() {
+        stop();
+        start();
+    }
+
+    synchronized void stop() {
+        generation++;
+        streams.forEach(Stream::cancel);
+        streams.clear();
+        // Java 17's HttpClient has no close: once nothing refers to it and no exchange is open, its
+        // selector thread ends and closes the connection.
+        client = null;
+    }
+
+    /** Whether every collection is listed and watched since the last (re)start. */
+    boolean inSync() {
+        return syncedAt != 0;
+    }
+
+    /** Seconds from the last (re)start until every collection was listed and watched, or NaN while not yet. */
+    double secondsToSync() {
+        long s = syncedAt;
+        return s == 0 ? Double.NaN : (s - startedAt) / 1e9;
+    }
+
+    DeliveryLog timing() {
+        return timing;
+    }
+
+    void pause() {
+        paused = true;
+    }
+
+    void resume() {
+        paused = false;
+        streams.forEach(Stream::resume);
+    }
+
+    /** One collection: list (every page), then watch, again and again. */
+    private final class InformerLoop {
+        private final AgentRequests.Informer informer;
+        private final int gen;
+        private final boolean pods;
+        private long resourceVersion;
+        private boolean counted;
+
+        InformerLoop(AgentRequests.Informer informer, int gen) {
+            this.informer = informer;
+            this.gen = gen;
+            this.pods = PODS.equals(informer.resource());
+        }
+
+        private boolean current() {
+            return gen == generation;
+        }
+
+        void list(String cont) {
+            if (!current()) {
+                return;
+            }
+            String query = cont == null ? informer.listQuery()
+                    : informer.pageQuery() != null ? informer.pageQuery().replace("{continue}", URLEncoder.encode(cont, StandardCharsets.UTF_8))
+                    : "limit=500&continue=" + URLEncoder.encode(cont, StandardCharsets.UTF_8);
+            HttpClient c = client;
+            if (c == null) {
+                return;
+            }
+            ListPage page = new ListPage();
+            c.sendAsync(api.get(informer.path() + "?" + query), info -> page.subscriber(info.statusCode())).whenComplete((r, err) -> {
+                if (!current()) {
+                    return;
+                }
+                if (err != null || page.status != 200) {
+                    stats.errors.increment();
+                    later(() -> list(null));
+                    return;
+                }
+                stats.listPages.increment();
+                stats.listBytes.add(page.bytes);
+                String next;
+                try {
+                    next = page.continueToken();
+                    if (next.isEmpty()) {
+                        resourceVersion = page.resourceVersion();
+                    }
+                } catch (RuntimeException e) {
+                    stats.errors.increment();
+                    later(() -> list(null));
+                    return;
+                }
+                if (!next.isEmpty()) {
+                    list(next);
+                } else {
+                    watch();
+                }
+            });
+        }
+
+        void watch() {
+            HttpClient c = client;
+            if (!current() || c == null) {
+                return;
+            }
+            String query = informer.watchQuery().replace("{rv}", Long.toString(resourceVersion))
+                    .replace("{timeout}", Integer.toString(300 + ThreadLocalRandom.current().nextInt(300)));
+            Stream stream = new Stream(this);
+            c.sendAsync(api.get(informer.path() + "?" + query), info -> {
+                stream.status = info.statusCode();
+                if (info.statusCode() == 200 && !counted) {
+                    counted = true;
+                    if (synced.incrementAndGet() == requests.informers().size()) {
+                        syncedAt = System.nanoTime();
+                    }
+                }
+                return HttpResponse.BodySubscribers.fromSubscriber(stream);
+            }).whenComplete((r, err) -> {
+                streams.remove(stream);
+                if (!current()) {
+                    return;
+                }
+                if (stream.status == 410 || stream.gone) {
+                    stats.relists.increment();
+                    if (timing != null && pods) {
+                        timing.relisted();
+                    }
+                    list(null);
+                } else if (err != null || stream.status != 200) {
+                    stats.errors.increment();
+                    later(this::watch);
+                } else {
+                    stats.rewatches.increment();
+                    watch();
+                }
+            });
+        }
+
+        void event(String name, long rv, boolean error, int bytes) {
+            stats.events.increment();
+            stats.eventBytes.add(bytes);
+            if (rv > 0 && !error) {
+                resourceVersion = rv;
+            }
+            if (timing != null && pods && !error) {
+                timing.event(name, System.nanoTime());
+            }
+        }
+
+        private void later(Runnable r) {
+            retries.schedule(r, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /** A watch's body as it arrives, read one chunk at a time; withheld while the watcher is paused. */
+    private final class Stream implements Flow.Subscriber<List<ByteBuffer>> {
+        private final InformerLoop loop;
+        private final WatchEventScanner scanner;
+        private Flow.Subscription subscription;
+        private boolean waiting;
+        volatile int status;
+        volatile boolean gone;
+
+        Stream(InformerLoop loop) {
+            this.loop = loop;
+            this.scanner = new WatchEventScanner((name, rv, error, bytes) -> {
+                if (error) {
+                    gone = true;
+                }
+                loop.event(name, rv, error, bytes);
+            });
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            synchronized (this) {
+                subscription = s;
+            }
+            streams.add(this);
+            if (!loop.current()) {
+                s.cancel();
+                return;
+            }
+            demand();
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> buffers) {
+            for (ByteBuffer b : buffers) {
+                scanner.feed(b);
+            }
+            demand();
+        }
+
+        private synchronized void demand() {
+            if (paused) {
+                waiting = true;
+            } else {
+                subscription.request(1);
+            }
+        }
+
+        synchronized void resume() {
+            if (waiting && subscription != null) {
+                waiting = false;
+                subscription.request(1);
+            }
+        }
+
+        synchronized void cancel() {
+            if (subscription != null) {
+                subscription.cancel();
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            streams.remove(this);
+        }
+
+        @Override
+        public void onComplete() {
+            streams.remove(this);
+        }
+    }
+}

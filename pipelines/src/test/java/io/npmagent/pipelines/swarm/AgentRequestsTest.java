@@ -1,0 +1,54 @@
+package io.npmagent.pipelines.swarm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The agent's requests as the audit log recorded them, turned into what a watcher replays. */
+class AgentRequestsTest {
+    private static final String AGENT = "system:serviceaccount:kube-system:npm-agent";
+
+    private static String entry(String user, String stage, String verb, String uri) {
+        return "{\"kind\":\"Event\",\"stage\":\"" + stage + "\",\"requestURI\":\"" + uri.replace("&", "\\u0026") + "\",\"verb\":\"" + verb
+                + "\",\"user\":{\"username\":\"" + user + "\"},\"userAgent\":\"Kubernetes Java Client/27.0.0\"}";
+    }
+
+    @Test
+    void listsAndWatchesPerCollectionWithTheServersAnswersAsPlaceholders(@TempDir Path dir) throws IOException {
+        Path log = dir.resolve("audit.log");
+        Files.write(log, List.of(
+                entry(AGENT, "ResponseComplete", "list", "/api/v1/pods?limit=500&resourceVersion=1&resourceVersionMatch=NotOlderThan"),
+                entry(AGENT, "ResponseComplete", "list", "/api/v1/pods?continue=eyJ2IjoibWV0YSJ9&limit=500"),
+                entry(AGENT, "ResponseComplete", "get", "/apis/policy.networking.k8s.io/v1beta1"),
+                entry(AGENT, "ResponseComplete", "list", "/api/v1/namespaces?limit=500&resourceVersion=1&resourceVersionMatch=NotOlderThan"),
+                entry("system:kube-controller-manager", "ResponseComplete", "list", "/api/v1/nodes?limit=500"),
+                entry(AGENT, "ResponseStarted", "watch", "/api/v1/pods?resourceVersion=261&timeoutSeconds=446&watch=true"),
+                entry(AGENT, "ResponseComplete", "watch", "/api/v1/pods?resourceVersion=261&timeoutSeconds=446&watch=true"),
+                entry(AGENT, "ResponseStarted", "watch", "/api/v1/namespaces?resourceVersion=300&timeoutSeconds=301&watch=true"),
+                entry(AGENT, "ResponseComplete", "create", "/api/v1/namespaces/default/events"),
+                entry(AGENT, "ResponseComplete", "get", "/apis/policy.networking.k8s.io/v1beta1")));
+
+        AgentRequests r = AgentRequests.fromAuditLog(log, AGENT);
+
+        assertThat(r.userAgent()).isEqualTo("Kubernetes Java Client/27.0.0");
+        assertThat(r.informers()).containsExactly(
+                new AgentRequests.Informer("/api/v1/pods", "limit=500&resourceVersion=1&resourceVersionMatch=NotOlderThan",
+                        "continue={continue}&limit=500", "resourceVersion={rv}&timeoutSeconds={timeout}&watch=true"),
+                new AgentRequests.Informer("/api/v1/namespaces", "limit=500&resourceVersion=1&resourceVersionMatch=NotOlderThan", null,
+                        "resourceVersion={rv}&timeoutSeconds={timeout}&watch=true"));
+        assertThat(r.gets()).containsExactly("/apis/policy.networking.k8s.io/v1beta1");
+    }
+
+    @Test
+    void aLogWithoutTheAgentsWatchesIsAnError(@TempDir Path dir) throws IOException {
+        Path log = dir.resolve("audit.log");
+        Files.write(log, List.of(entry("someone-else", "ResponseStarted", "watch", "/api/v1/pods?resourceVersion=1&watch=true")));
+        assertThatThrownBy(() -> AgentRequests.fromAuditLog(log, AGENT)).hasMessageContaining("no list and watch of " + AGENT);
+    }
+}
