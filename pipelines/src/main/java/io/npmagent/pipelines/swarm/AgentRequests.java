@@ -20,9 +20,15 @@ import java.util.Map;
  * and ten minutes for every watch.
  *
  * @param informers one per collection, in the order the agent first listed them
- * @param gets      the other GETs' URIs, in order, each once
+ * @param gets      the other GETs, in the order first made, each with the period it was repeated at
  */
-record AgentRequests(String userAgent, List<Informer> informers, List<String> gets) {
+record AgentRequests(String userAgent, List<Informer> informers, List<Poll> gets) {
+
+    /**
+     * A GET the agent makes, and how often: the median gap between its repeats in the log (the agent's discovery
+     * asks every 30 s while ClusterNetworkPolicies are not served), or null if the log holds it once.
+     */
+    record Poll(String uri, java.time.Duration period) {}
 
     /**
      * One collection's list and watch.
@@ -42,7 +48,7 @@ record AgentRequests(String userAgent, List<Informer> informers, List<String> ge
     static AgentRequests fromAuditLog(Path auditLog, String user) throws IOException {
         String agent = null;
         Map<String, String[]> byPath = new LinkedHashMap<>();
-        List<String> gets = new ArrayList<>();
+        Map<String, List<java.time.Instant>> gets = new LinkedHashMap<>();
         for (String line : Files.readAllLines(auditLog, StandardCharsets.UTF_8)) {
             if (line.isBlank()) {
                 continue;
@@ -85,8 +91,8 @@ record AgentRequests(String userAgent, List<Informer> informers, List<String> ge
                     }
                 }
                 case "get" -> {
-                    if ("ResponseComplete".equals(stage) && !gets.contains(uri)) {
-                        gets.add(uri);
+                    if ("ResponseComplete".equals(stage)) {
+                        gets.computeIfAbsent(uri, u -> new ArrayList<>()).add(java.time.Instant.parse(e.get("requestReceivedTimestamp").getAsString()));
                     }
                 }
                 default -> {
@@ -103,6 +109,20 @@ record AgentRequests(String userAgent, List<Informer> informers, List<String> ge
         if (informers.isEmpty()) {
             throw new IllegalStateException("the audit log " + auditLog + " holds no list and watch of " + user);
         }
-        return new AgentRequests(agent == null ? "" : agent, List.copyOf(informers), List.copyOf(gets));
+        List<Poll> polls = new ArrayList<>();
+        gets.forEach((uri, times) -> polls.add(new Poll(uri, period(times))));
+        return new AgentRequests(agent == null ? "" : agent, List.copyOf(informers), List.copyOf(polls));
+    }
+
+    private static java.time.Duration period(List<java.time.Instant> times) {
+        if (times.size() < 2) {
+            return null;
+        }
+        List<java.time.Duration> gaps = new ArrayList<>();
+        for (int i = 1; i < times.size(); i++) {
+            gaps.add(java.time.Duration.between(times.get(i - 1), times.get(i)));
+        }
+        gaps.sort(null);
+        return gaps.get(gaps.size() / 2);
     }
 }

@@ -16,8 +16,17 @@ final class CpuPinning {
     }
 
     static void pin(long pid, int core) {
+        pin(pid, Integer.toString(core));
+    }
+
+    /** Every core again, for this JVM once the swarm is done (a test's JVM goes on to other tests). */
+    static void unpin(long pid) {
+        pin(pid, "0-" + (Runtime.getRuntime().availableProcessors() - 1));
+    }
+
+    private static void pin(long pid, String core) {
         try {
-            Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", Integer.toString(core), Long.toString(pid))
+            Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", core, Long.toString(pid))
                     .redirectErrorStream(true).start();
             String output = new String(p.getInputStream().readAllBytes());
             if (p.waitFor() != 0) {

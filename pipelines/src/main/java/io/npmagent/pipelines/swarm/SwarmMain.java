@@ -58,6 +58,11 @@ public final class SwarmMain implements Callable<Integer> {
                     + "(start, idle, churn), and the two compared (default: ${DEFAULT-VALUE}: not).")
     int calibrate;
 
+    @Option(names = "--capture", defaultValue = "65", paramLabel = "SECONDS",
+            description = "How long the real agent runs before its requests are read from the audit log: long enough for its periodic GETs "
+                    + "(discovery, every 30 s) to repeat (default: ${DEFAULT-VALUE}).")
+    int capture;
+
     @Option(names = "--backend", defaultValue = "bpf", description = "The real agent's backend (default: ${DEFAULT-VALUE}).")
     String backend;
 
@@ -97,6 +102,15 @@ public final class SwarmMain implements Callable<Integer> {
         List<SwarmRow> rows = new ArrayList<>();
         stdout.printf(Locale.ROOT, "# swarm: %,d pods, %,d policies, agents %s; making the cluster%n", pods, policies, agents);
         long t0 = System.nanoTime();
+        try {
+            run(options, most, rows, t0, stdout);
+        } finally {
+            CpuPinning.unpin(ProcessHandle.current().pid());
+        }
+        return 0;
+    }
+
+    private void run(SwarmOptions options, int most, List<SwarmRow> rows, long t0, PrintStream stdout) throws Exception {
         try (LiveCluster cluster = LiveCluster.create(new ScaleScenario("swarm", pods, 110, policies, Duration.ZERO, 0, 0))) {
             var cp = cluster.api.controlPlane();
             // Pinned once the cluster is made (making it uses both cores): from here on what the API server
@@ -113,14 +127,21 @@ public final class SwarmMain implements Callable<Integer> {
                     AgentProcess agent = new AgentProcess(dir, out.resolve("logs"), "agent", cluster.api.agentKubeconfig(), ScaleCluster.NODE,
                             node.netns(), node.bpffs(), backend, QueueMode.ADAPTIVE.settings, AgentProcess.DAEMONSET_JVM);
                     PodLifecycles load = new PodLifecycles(cluster.api, pods, Math.max(1, most - 1), new PodWrites())) {
+                long agentStarted = System.nanoTime();
                 agent.await(agent::ready, Duration.ofMinutes(10), "/readyz");
                 agent.await(() -> node.connects(ScaleCluster.SERVER_IP, Duration.ofMillis(200)), Duration.ofSeconds(30),
                         "the probe policy to admit the client");
+                // The audit log is read once the agent has repeated its periodic GETs (discovery, every 30 s) twice.
+                long wait = capture * 1000L - (System.nanoTime() - agentStarted) / 1_000_000;
+                if (wait > 0) {
+                    stdout.printf(Locale.ROOT, "# waiting %d s so that the audit log holds the agent's periodic requests%n", wait / 1000);
+                    Thread.sleep(wait);
+                }
                 AgentRequests requests = AgentRequests.fromAuditLog(cp.dir().resolve("logs/audit.log"),
                         "system:serviceaccount:" + AgentIdentity.NAMESPACE + ":" + AgentIdentity.ACCOUNT);
                 stdout.println("# the agent's requests, replayed by every watcher (User-Agent " + requests.userAgent() + "):");
                 requests.informers().forEach(i -> stdout.println("#   " + i.path() + "  list ?" + i.listQuery() + "  watch ?" + i.watchQuery()));
-                requests.gets().forEach(g -> stdout.println("#   GET " + g));
+                requests.gets().forEach(g -> stdout.println("#   GET " + g.uri() + (g.period() == null ? " once" : " every " + g.period().toSeconds() + " s")));
                 PodWrites writes = load.writes();
                 List<String> failures = new ArrayList<>();
                 for (int n : agents) {
@@ -147,6 +168,5 @@ public final class SwarmMain implements Callable<Integer> {
                 Files.writeString(out.resolve("swarm.json"), new GsonBuilder().serializeSpecialFloatingPointValues().setPrettyPrinting().create().toJson(rows));
             }
         }
-        return 0;
     }
 }

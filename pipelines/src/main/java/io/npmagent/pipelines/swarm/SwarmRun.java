@@ -18,6 +18,7 @@ import java.util.Locale;
  */
 final class SwarmRun {
     private static final Duration SYNC_LIMIT = Duration.ofMinutes(15);
+    private static final Duration CATCH_UP = Duration.ofMinutes(2);
     /** What the fleet does, and which therefore means nothing with the real agent alone. */
     private static final List<String> FLEET_PROFILES = List.of("pause", "storm", "rollout");
     private final BenchApiServer api;
@@ -124,8 +125,13 @@ final class SwarmRun {
             sync = phase.run();
             if (writing) {
                 load.settle();
-                // What was written last has a moment to arrive.
+                // What was written last has a moment to arrive; a timing watcher that lags is waited for (up to
+                // CATCH_UP), so that an update counted as missed is one that never came, not one still on its way.
                 Thread.sleep(2_000);
+                long until = System.nanoTime() + CATCH_UP.toNanos();
+                while (writes.delivered(fleet.timingLogs()).missed() > 0 && System.nanoTime() < until) {
+                    Thread.sleep(500);
+                }
                 flipped = flips.stop();
             }
         } finally {

@@ -34,6 +34,8 @@ final class Watcher {
     private final SwarmStats stats;
     private final DeliveryLog timing;
     private final Set<Stream> streams = ConcurrentHashMap.newKeySet();
+    /** List pages on their way: a restart or a stop abandons them (cancelling the exchange resets its HTTP/2 stream). */
+    private final Set<java.util.concurrent.CompletableFuture<?>> pages = ConcurrentHashMap.newKeySet();
     private final AtomicInteger synced = new AtomicInteger();
     private volatile int generation;
     private volatile HttpClient client;
@@ -57,11 +59,25 @@ final class Watcher {
         startedAt = System.nanoTime();
         syncedAt = 0;
         synced.set(0);
-        for (String get : requests.gets()) {
-            client.sendAsync(api.get(get), HttpResponse.BodyHandlers.discarding());
+        for (AgentRequests.Poll poll : requests.gets()) {
+            poll(poll, gen, true);
         }
         for (AgentRequests.Informer informer : requests.informers()) {
             new InformerLoop(informer, gen).list(null);
+        }
+    }
+
+    /** A GET the agent makes, now and (if it repeats) again at its period, from a random phase as agents started at different times would. */
+    private void poll(AgentRequests.Poll poll, int gen, boolean first) {
+        HttpClient c = client;
+        if (gen != generation || c == null) {
+            return;
+        }
+        c.sendAsync(api.get(poll.uri()), HttpResponse.BodyHandlers.discarding());
+        if (poll.period() != null) {
+            long period = poll.period().toMillis();
+            long delay = first ? ThreadLocalRandom.current().nextLong(period) + 1 : period;
+            retries.schedule(() -> poll(poll, gen, false), delay, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -75,6 +91,8 @@ final class Watcher {
         generation++;
         streams.forEach(Stream::cancel);
         streams.clear();
+        pages.forEach(p -> p.cancel(true));
+        pages.clear();
         // Java 17's HttpClient has no close: once nothing refers to it and no exchange is open, its
         // selector thread ends and closes the connection.
         client = null;
@@ -134,7 +152,10 @@ final class Watcher {
                 return;
             }
             ListPage page = new ListPage();
-            c.sendAsync(api.get(informer.path() + "?" + query), info -> page.subscriber(info.statusCode())).whenComplete((r, err) -> {
+            var exchange = c.sendAsync(api.get(informer.path() + "?" + query), info -> page.subscriber(info.statusCode()));
+            pages.add(exchange);
+            exchange.whenComplete((r, err) -> {
+                pages.remove(exchange);
                 if (!current()) {
                     return;
                 }

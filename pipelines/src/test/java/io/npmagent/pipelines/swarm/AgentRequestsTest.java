@@ -15,7 +15,11 @@ class AgentRequestsTest {
     private static final String AGENT = "system:serviceaccount:kube-system:npm-agent";
 
     private static String entry(String user, String stage, String verb, String uri) {
-        return "{\"kind\":\"Event\",\"stage\":\"" + stage + "\",\"requestURI\":\"" + uri.replace("&", "\\u0026") + "\",\"verb\":\"" + verb
+        return entry(user, stage, verb, uri, "2026-12-07T06:23:22.250597Z");
+    }
+
+    private static String entry(String user, String stage, String verb, String uri, String at) {
+        return "{\"kind\":\"Event\",\"requestReceivedTimestamp\":\"" + at + "\",\"stage\":\"" + stage + "\",\"requestURI\":\"" + uri.replace("&", "\\u0026") + "\",\"verb\":\"" + verb
                 + "\",\"user\":{\"username\":\"" + user + "\"},\"userAgent\":\"Kubernetes Java Client/27.0.0\"}";
     }
 
@@ -25,14 +29,16 @@ class AgentRequestsTest {
         Files.write(log, List.of(
                 entry(AGENT, "ResponseComplete", "list", "/api/v1/pods?limit=500&resourceVersion=1&resourceVersionMatch=NotOlderThan"),
                 entry(AGENT, "ResponseComplete", "list", "/api/v1/pods?continue=eyJ2IjoibWV0YSJ9&limit=500"),
-                entry(AGENT, "ResponseComplete", "get", "/apis/policy.networking.k8s.io/v1beta1"),
+                entry(AGENT, "ResponseComplete", "get", "/apis/policy.networking.k8s.io/v1beta1", "2026-12-07T06:00:00Z"),
+                entry(AGENT, "ResponseComplete", "get", "/version", "2026-12-07T06:00:01Z"),
                 entry(AGENT, "ResponseComplete", "list", "/api/v1/namespaces?limit=500&resourceVersion=1&resourceVersionMatch=NotOlderThan"),
                 entry("system:kube-controller-manager", "ResponseComplete", "list", "/api/v1/nodes?limit=500"),
                 entry(AGENT, "ResponseStarted", "watch", "/api/v1/pods?resourceVersion=261&timeoutSeconds=446&watch=true"),
                 entry(AGENT, "ResponseComplete", "watch", "/api/v1/pods?resourceVersion=261&timeoutSeconds=446&watch=true"),
                 entry(AGENT, "ResponseStarted", "watch", "/api/v1/namespaces?resourceVersion=300&timeoutSeconds=301&watch=true"),
                 entry(AGENT, "ResponseComplete", "create", "/api/v1/namespaces/default/events"),
-                entry(AGENT, "ResponseComplete", "get", "/apis/policy.networking.k8s.io/v1beta1")));
+                entry(AGENT, "ResponseComplete", "get", "/apis/policy.networking.k8s.io/v1beta1", "2026-12-07T06:00:30Z"),
+                entry(AGENT, "ResponseComplete", "get", "/apis/policy.networking.k8s.io/v1beta1", "2026-12-07T06:01:01Z")));
 
         AgentRequests r = AgentRequests.fromAuditLog(log, AGENT);
 
@@ -42,7 +48,9 @@ class AgentRequestsTest {
                         "continue={continue}&limit=500", "resourceVersion={rv}&timeoutSeconds={timeout}&watch=true"),
                 new AgentRequests.Informer("/api/v1/namespaces", "limit=500&resourceVersion=1&resourceVersionMatch=NotOlderThan", null,
                         "resourceVersion={rv}&timeoutSeconds={timeout}&watch=true"));
-        assertThat(r.gets()).containsExactly("/apis/policy.networking.k8s.io/v1beta1");
+        assertThat(r.gets()).as("discovery repeated: its period is the median gap; a GET made once is made once")
+                .containsExactly(new AgentRequests.Poll("/apis/policy.networking.k8s.io/v1beta1", java.time.Duration.ofSeconds(31)),
+                        new AgentRequests.Poll("/version", null));
     }
 
     @Test
