@@ -142,15 +142,10 @@ public final class BenchApiServer implements AutoCloseable {
 
     private static long rssOf(long pid) {
         try {
-            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-                }
-            }
+            return Math.max(0, ProcFiles.statusBytes(pid, "VmRSS:"));
         } catch (IOException | NumberFormatException e) {
             return 0;
         }
-        return 0;
     }
 
     @Override

@@ -120,11 +120,6 @@ public final class InformerBenchChild {
     }
 
     private static long rss() throws java.io.IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (line.startsWith("VmRSS:")) {
-                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-            }
-        }
-        return -1;
+        return io.npmagent.pipelines.bench.ProcFiles.statusBytes(ProcessHandle.current().pid(), "VmRSS:");
     }
 }

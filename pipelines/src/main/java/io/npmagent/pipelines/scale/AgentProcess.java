@@ -5,6 +5,7 @@ import io.npmagent.harness.process.Daemon;
 import io.npmagent.harness.process.Logs;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import io.npmagent.pipelines.bench.ProcFiles;
 import io.npmagent.pipelines.bench.PromText;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -124,20 +125,12 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     long rssBytes() throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
-            if (line.startsWith("VmRSS:")) {
-                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-            }
-        }
-        return -1;
+        return ProcFiles.statusBytes(process.pid(), "VmRSS:");
     }
 
     /** User and system CPU time of the agent so far. */
     double cpuSeconds() throws IOException {
-        String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        // After the command: state is field 3, utime 14 and stime 15 (1-based) of the whole line.
-        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+        return ProcFiles.cpuSeconds(process.pid());
     }
 
     private int status(String path, int onPort) {

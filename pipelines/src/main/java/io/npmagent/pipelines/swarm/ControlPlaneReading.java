@@ -1,10 +1,9 @@
 package io.npmagent.pipelines.swarm;
 
 import io.npmagent.pipelines.bench.BenchApiServer;
+import io.npmagent.pipelines.bench.ProcFiles;
 import io.npmagent.pipelines.bench.PromText;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.TreeMap;
 
 /**
@@ -65,9 +64,7 @@ record ControlPlaneReading(long nanos, double apiCpu, double etcdCpu, long apiRs
 
     private static double cpuSeconds(long pid) {
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+            return ProcFiles.cpuSeconds(pid);
         } catch (IOException e) {
             throw new IllegalStateException("cannot read /proc/" + pid + "/stat", e);
         }
@@ -75,14 +72,9 @@ record ControlPlaneReading(long nanos, double apiCpu, double etcdCpu, long apiRs
 
     private static long status(long pid, String field) {
         try {
-            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-                if (line.startsWith(field)) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-                }
-            }
+            return ProcFiles.statusBytes(pid, field);
         } catch (IOException e) {
             throw new IllegalStateException("cannot read /proc/" + pid + "/status", e);
         }
-        return -1;
     }
 }

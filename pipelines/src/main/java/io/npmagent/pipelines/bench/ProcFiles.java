@@ -1,0 +1,28 @@
+package io.npmagent.pipelines.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** What the pipelines read of a process from /proc: its memory (status) and its CPU time (stat). */
+public final class ProcFiles {
+    private ProcFiles() {}
+
+    /** A memory field of /proc/PID/status in bytes ({@code VmRSS:}, {@code VmHWM:}, ...), or -1 if it has none. */
+    public static long statusBytes(long pid, String field) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+            if (line.startsWith(field)) {
+                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+            }
+        }
+        return -1;
+    }
+
+    /** User and system CPU time of the process so far, in seconds. */
+    public static double cpuSeconds(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        // After the command: state is field 3, utime 14 and stime 15 (1-based) of the whole line.
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+    }
+}
