@@ -145,9 +145,10 @@ final class PodLifecycles implements AutoCloseable {
         int n = made++;
         int i = n % clusterPods;
         String ip = "10.64." + ((n >> 8) & 255) + "." + (n & 255);
-        Pod template = BenchCluster.pod(i, "node-" + (2 + n % nodes), ip);
         String name = "swarm-" + n;
         Pod pod = BenchCluster.pod(i, "node-" + (2 + n % nodes), ip);
+        // What the kubelet will report; the controller's create carries no status.
+        var running = pod.getStatus();
         pod.getMetadata().setName(name);
         pod.getMetadata().setOwnerReferences(null);
         pod.getMetadata().setManagedFields(null);
@@ -156,7 +157,7 @@ final class PodLifecycles implements AutoCloseable {
         PodResource r = admin.pods().inNamespace(ns).withName(name);
         CompletableFuture<Void> life = step(name, () -> admin.resource(pod).create(), Duration.ZERO)
                 .thenCompose(x -> step(name, () -> status(r, s -> {
-                    s.setStatus(template.getStatus());
+                    s.setStatus(running);
                     ready(s, false);
                     return s;
                 }), STEP))
