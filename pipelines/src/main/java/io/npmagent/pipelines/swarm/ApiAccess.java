@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
@@ -72,9 +71,5 @@ final class ApiAccess {
     HttpRequest get(String pathAndQuery) {
         return HttpRequest.newBuilder(server.resolve(pathAndQuery)).header("Authorization", "Bearer " + token)
                 .header("Accept", "application/json").header("User-Agent", userAgent).GET().build();
-    }
-
-    static String ascii(byte[] bytes, int length) {
-        return new String(bytes, 0, length, StandardCharsets.US_ASCII);
     }
 }

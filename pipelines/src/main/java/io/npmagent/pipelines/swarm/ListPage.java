@@ -58,7 +58,7 @@ final class ListPage {
 
     /** The text before the items: the list's own metadata. */
     private String metadata() {
-        String text = ApiAccess.ascii(head, headLength);
+        String text = new String(head, 0, headLength, java.nio.charset.StandardCharsets.US_ASCII);
         int items = text.indexOf("\"items\"");
         return items < 0 ? text : text.substring(0, items);
     }

@@ -89,11 +89,6 @@ final class Swarm implements Fleet {
         return Duration.ofNanos(System.nanoTime() - t0);
     }
 
-    /** The slowest watcher's time from its (re)start to in sync, in seconds. */
-    double slowestSync() {
-        return watchers.stream().mapToDouble(Watcher::secondsToSync).max().orElse(0);
-    }
-
     /** Stops reading on {@code fraction} of the watchers (the untimed ones first) for {@code pause}, as a GC pause would. */
     @Override
     public void pause(double fraction, Duration pause) throws InterruptedException {

@@ -40,8 +40,7 @@ final class Watcher {
     private volatile int generation;
     private volatile HttpClient client;
     private volatile boolean paused;
-    private volatile long startedAt;
-    private volatile long syncedAt;
+    private volatile boolean inSync;
 
     /** @param timing where pod events' arrival is noted, or null for a watcher that only counts */
     Watcher(ApiAccess api, AgentRequests requests, Executor executor, ScheduledExecutorService retries, SwarmStats stats, DeliveryLog timing) {
@@ -56,8 +55,7 @@ final class Watcher {
     synchronized void start() {
         int gen = ++generation;
         client = api.newClient(executor);
-        startedAt = System.nanoTime();
-        syncedAt = 0;
+        inSync = false;
         synced.set(0);
         for (AgentRequests.Poll poll : requests.gets()) {
             poll(poll, gen, true);
@@ -100,13 +98,7 @@ final class Watcher {
 
     /** Whether every collection is listed and watched since the last (re)start. */
     boolean inSync() {
-        return syncedAt != 0;
-    }
-
-    /** Seconds from the last (re)start until every collection was listed and watched, or NaN while not yet. */
-    double secondsToSync() {
-        long s = syncedAt;
-        return s == 0 ? Double.NaN : (s - startedAt) / 1e9;
+        return inSync;
     }
 
     DeliveryLog timing() {
@@ -198,7 +190,7 @@ final class Watcher {
                 if (info.statusCode() == 200 && !counted) {
                     counted = true;
                     if (synced.incrementAndGet() == requests.informers().size()) {
-                        syncedAt = System.nanoTime();
+                        inSync = true;
                     }
                 }
                 return HttpResponse.BodySubscribers.fromSubscriber(stream);
