@@ -53,6 +53,9 @@ final class SwarmFit {
         Line memory = fit(of(rows, "idle"), SwarmRow::agents, r -> r.cost().apiRss() / 1048576.0);
         // The swarm's start is every agent listing and watching at once: the restart storm's cost, per agent.
         Line storm = fit(of(rows, "start"), r -> r.agents() - 1, r -> r.cost().apiCores() * r.cost().seconds());
+        if (cpu.points() < 2 && memory.points() < 2) {
+            return "Constants: they need two swarm sizes or more (--agents).\n";
+        }
         StringBuilder b = new StringBuilder("Constants (least squares over the swarm sizes):\n\n");
         b.append(String.format(Locale.ROOT, "- API server CPU per 1,000 events delivered a second: %.3f cores (churn, %d sizes)%n", cpu.slope() * 1000,
                 cpu.points()));
