@@ -79,8 +79,12 @@ final class ProbeFlips implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         running = false;
-        thread.join(LIMIT.toMillis() + 5_000);
+        try {
+            thread.join(LIMIT.toMillis() + 5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
