@@ -114,7 +114,7 @@ public final class AgentProcess implements AutoCloseable {
     }
 
     /** Writes the JVM's class histogram (jcmd GC.class_histogram: instances and bytes per class, after a full collection) to {@code file}. */
-    void classHistogram(Path file) throws IOException, InterruptedException {
+    public void classHistogram(Path file) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(jcmd().toString(), Long.toString(process.pid()), "GC.class_histogram")
                 .redirectErrorStream(true).redirectOutput(file.toFile()).start();
         p.waitFor();

@@ -159,6 +159,8 @@ public final class SwarmMain implements Callable<Integer> {
                     calibrate(cluster, requests, node, agent, load, writes, options, stdout, rows);
                 }
                 long heap = agent.heapAfterGc();
+                // Where that heap goes, per class: what a cut of the agent's memory starts from.
+                agent.classHistogram(out.resolve("logs/agent.histogram.txt"));
                 String report = String.format(Locale.ROOT, "# %,d pods, %,d NetworkPolicies; the real agent's live heap after a full GC: %.0f MiB%n%n",
                         pods, policies, heap / 1048576.0) + SwarmTable.table(rows) + failures.stream().map(f -> "\nFailed at " + f + "\n").reduce("", String::concat)
                         + "\n" + SwarmFit.report(rows) + (calibrate > 1 ? "\n" + Calibration.compare(rows, calibrate) : "");
