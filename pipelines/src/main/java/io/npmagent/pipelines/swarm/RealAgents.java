@@ -1,12 +1,12 @@
 package io.npmagent.pipelines.swarm;
 
 import io.npmagent.pipelines.bench.BenchApiServer;
+import io.npmagent.pipelines.bench.TempDir;
 import io.npmagent.pipelines.scale.AgentProcess;
 import io.npmagent.pipelines.scale.QueueMode;
 import io.npmagent.pipelines.scale.ScaleCluster;
 import io.npmagent.pipelines.scale.ScaleNode;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +25,7 @@ final class RealAgents implements Fleet {
     private final Path logs;
     private final List<ScaleNode> nodes = new ArrayList<>();
     private final List<AgentProcess> agents = new ArrayList<>();
-    private final List<Path> dirs = new ArrayList<>();
+    private final List<TempDir> dirs = new ArrayList<>();
 
     RealAgents(BenchApiServer api, int count, String backend, Path logs) {
         this.api = api;
@@ -46,7 +46,7 @@ final class RealAgents implements Fleet {
             if (nodes.size() <= i) {
                 nodes.add(new ScaleNode("swr" + i + "-" + ProcessHandle.current().pid() % 10000, List.of(), ScaleCluster.CLIENT_IP,
                         ScaleCluster.SERVER_IP));
-                dirs.add(Files.createTempDirectory("npm-swarm-agent-"));
+                dirs.add(TempDir.create("npm-swarm-agent-"));
             }
             agents.add(start(i));
         }
@@ -56,7 +56,7 @@ final class RealAgents implements Fleet {
 
     private AgentProcess start(int i) throws IOException {
         ScaleNode n = nodes.get(i);
-        return new AgentProcess(dirs.get(i), logs, "calibration-agent-" + (i + 2), api.agentKubeconfig(), "node-" + (i + 2), n.netns(), n.bpffs(),
+        return new AgentProcess(dirs.get(i).path(), logs, "calibration-agent-" + (i + 2), api.agentKubeconfig(), "node-" + (i + 2), n.netns(), n.bpffs(),
                 backend, QueueMode.ADAPTIVE.settings, AgentProcess.DAEMONSET_JVM);
     }
 
@@ -125,12 +125,6 @@ final class RealAgents implements Fleet {
     public void close() {
         agents.forEach(AgentProcess::close);
         nodes.forEach(ScaleNode::close);
-        for (Path d : dirs) {
-            try (var files = Files.walk(d)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException e) {
-                // a temporary directory left behind
-            }
-        }
+        dirs.forEach(TempDir::close);
     }
 }

@@ -2,6 +2,7 @@ package io.npmagent.pipelines.swarm;
 
 import com.google.gson.GsonBuilder;
 import io.npmagent.harness.controlplane.AgentIdentity;
+import io.npmagent.pipelines.bench.TempDir;
 import io.npmagent.pipelines.scale.AgentProcess;
 import io.npmagent.pipelines.scale.LiveCluster;
 import io.npmagent.pipelines.scale.QueueMode;
@@ -121,10 +122,10 @@ public final class SwarmMain implements Callable<Integer> {
             CpuPinning.pin(cp.pid("etcd").orElseThrow(), 0);
             FakeNodes.create(cluster.api, 1, most);
             stdout.printf(Locale.ROOT, "# cluster made in %.0f s; %d Nodes; the real agent (%s) starts%n", (System.nanoTime() - t0) / 1e9, most, backend);
-            Path dir = Files.createTempDirectory("npm-swarm-");
-            try (ScaleNode node = new ScaleNode("sw" + ProcessHandle.current().pid() % 100000, cluster.localPods, ScaleCluster.CLIENT_IP,
+            try (TempDir dir = TempDir.create("npm-swarm-");
+                    ScaleNode node = new ScaleNode("sw" + ProcessHandle.current().pid() % 100000, cluster.localPods, ScaleCluster.CLIENT_IP,
                     ScaleCluster.SERVER_IP);
-                    AgentProcess agent = new AgentProcess(dir, out.resolve("logs"), "agent", cluster.api.agentKubeconfig(), ScaleCluster.NODE,
+                    AgentProcess agent = new AgentProcess(dir.path(), out.resolve("logs"), "agent", cluster.api.agentKubeconfig(), ScaleCluster.NODE,
                             node.netns(), node.bpffs(), backend, QueueMode.ADAPTIVE.settings, AgentProcess.DAEMONSET_JVM);
                     PodLifecycles load = new PodLifecycles(cluster.api, pods, Math.max(1, most - 1), new PodWrites())) {
                 long agentStarted = System.nanoTime();
