@@ -3,7 +3,6 @@ package io.npmagent.agent.source.k8s;
 import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedIndexInformer;
-import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.apis.NetworkingV1Api;
@@ -54,7 +53,7 @@ import java.util.function.Function;
 public final class KubeSource implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(KubeSource.class.getName());
 
-    private final SharedInformerFactory factory;
+    private final UnindexedInformers factory;
     private final SharedIndexInformer<V1Namespace> namespaces;
     private final SharedIndexInformer<V1Pod> pods;
     private final SharedIndexInformer<V1NetworkPolicy> policies;
@@ -71,7 +70,7 @@ public final class KubeSource implements AutoCloseable {
     });
     private volatile ServedResource.Answer clusterPoliciesServed = ServedResource.Answer.UNKNOWN;
     /** Runs exactly while the resource is served; its own factory, so it can stop and start again alone. */
-    private SharedInformerFactory clusterPolicyFactory;
+    private UnindexedInformers clusterPolicyFactory;
     private volatile SharedIndexInformer<DynamicKubernetesObject> clusterPolicies;
     private final BlockingQueue<ObjectChange> events = new LinkedBlockingQueue<>();
     private final Map<ObjectRef, String> problems = new ConcurrentHashMap<>();
@@ -91,27 +90,27 @@ public final class KubeSource implements AutoCloseable {
     public KubeSource(ApiClient client, Duration resync, Duration discoveryPeriod) {
         this.discoveryPeriod = discoveryPeriod;
         this.client = client;
-        this.factory = new SharedInformerFactory(client);
+        this.factory = new UnindexedInformers(client);
         CoreV1Api core = new CoreV1Api(client);
         NetworkingV1Api networking = new NetworkingV1Api(client);
         this.resyncMs = resync.toMillis();
         this.clusterPolicyApi = new ServedResource(client, ClusterPolicyJson.GROUP, ClusterPolicyJson.VERSION, ClusterPolicyJson.RESOURCE);
-        this.namespaces = factory.sharedIndexInformerFor(new PagedListerWatcher<>(
+        this.namespaces = factory.informerFor(new PagedListerWatcher<>(
                 new GenericKubernetesApi<>(V1Namespace.class, V1NamespaceList.class, "", "v1", "namespaces", client),
                 (rv, match, next, limit, timeout) -> core.listNamespace().resourceVersion(rv).resourceVersionMatch(match)._continue(next)
                         .limit(limit).timeoutSeconds(timeout).execute(), denials.of("namespaces"),
                 SlimObjects::namespace, (items, meta) -> new V1NamespaceList().items(items).metadata(meta)), V1Namespace.class, resyncMs);
-        this.pods = factory.sharedIndexInformerFor(new PagedListerWatcher<>(
+        this.pods = factory.informerFor(new PagedListerWatcher<>(
                 new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client),
                 (rv, match, next, limit, timeout) -> core.listPodForAllNamespaces().resourceVersion(rv).resourceVersionMatch(match)._continue(next)
                         .limit(limit).timeoutSeconds(timeout).execute(), denials.of("pods"),
                 SlimObjects::pod, (items, meta) -> new V1PodList().items(items).metadata(meta)), V1Pod.class, resyncMs);
-        this.policies = factory.sharedIndexInformerFor(new PagedListerWatcher<>(
+        this.policies = factory.informerFor(new PagedListerWatcher<>(
                 new GenericKubernetesApi<>(V1NetworkPolicy.class, V1NetworkPolicyList.class, "networking.k8s.io", "v1", "networkpolicies", client),
                 (rv, match, next, limit, timeout) -> networking.listNetworkPolicyForAllNamespaces().resourceVersion(rv).resourceVersionMatch(match)
                         ._continue(next).limit(limit).timeoutSeconds(timeout).execute(),
                 denials.of("networkpolicies"), SlimObjects::policy, (items, meta) -> new V1NetworkPolicyList().items(items).metadata(meta)), V1NetworkPolicy.class, resyncMs);
-        this.nodes = factory.sharedIndexInformerFor(new PagedListerWatcher<>(
+        this.nodes = factory.informerFor(new PagedListerWatcher<>(
                 new GenericKubernetesApi<>(V1Node.class, V1NodeList.class, "", "v1", "nodes", client),
                 (rv, match, next, limit, timeout) -> core.listNode().resourceVersion(rv).resourceVersionMatch(match)._continue(next)
                         .limit(limit).timeoutSeconds(timeout).execute(), denials.of("nodes"),
@@ -176,10 +175,10 @@ public final class KubeSource implements AutoCloseable {
         }
         if (answer == ServedResource.Answer.SERVED && clusterPolicyFactory == null) {
             LOG.log(System.Logger.Level.INFO, "the API server serves {0}: watching it", clusterPolicyApi);
-            clusterPolicyFactory = new SharedInformerFactory(client);
+            clusterPolicyFactory = new UnindexedInformers(client);
             // Dynamic: it registers the JSON adapters that keep each object's JSON (client-java has no type for this kind).
             DynamicKubernetesApi api = new DynamicKubernetesApi(ClusterPolicyJson.GROUP, ClusterPolicyJson.VERSION, ClusterPolicyJson.RESOURCE, client);
-            SharedIndexInformer<DynamicKubernetesObject> informer = clusterPolicyFactory.sharedIndexInformerFor(new PagedListerWatcher<>(api,
+            SharedIndexInformer<DynamicKubernetesObject> informer = clusterPolicyFactory.informerFor(new PagedListerWatcher<>(api,
                     // Few objects: a list "at any version" (the reflector's first) is sent as resourceVersion 0, whole.
                     (rv, match, next, limit, timeout) -> api.list(new ListOptions().resourceVersion(match != null ? "0" : rv)._continue(next)
                             .limit(limit).timeoutSeconds(timeout)).throwsApiException().getObject(),

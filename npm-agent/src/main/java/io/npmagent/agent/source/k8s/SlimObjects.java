@@ -192,7 +192,11 @@ public final class SlimObjects {
      * each map and list empty, and 100,000 pods need not hold them.
      */
     static V1ObjectMeta identity(V1ObjectMeta meta) {
-        V1ObjectMeta out = new V1ObjectMeta().name(meta.getName()).namespace(intern(meta.getNamespace())).resourceVersion(meta.getResourceVersion());
+        return identity(intern(meta.getNamespace()), meta.getName(), meta.getResourceVersion());
+    }
+
+    static V1ObjectMeta identity(String namespace, String name, String resourceVersion) {
+        V1ObjectMeta out = new V1ObjectMeta().name(name).namespace(namespace).resourceVersion(resourceVersion);
         out.setLabels(null);
         out.setAnnotations(null);
         out.setFinalizers(null);

@@ -70,6 +70,27 @@ class SlimObjectsTest {
     }
 
     @Test
+    void theCacheGivesBackEveryResourceVersionAsItCameAndPodsOfOneTemplateShareTheirLabelsAndPorts() {
+        for (String rv : new String[] {"4711", "0", "007", "12345678901234567890", "a1b2", "", "-3"}) {
+            V1Pod pod = JSON.deserialize(FAT_POD, V1Pod.class);
+            pod.getMetadata().setResourceVersion(rv);
+            assertThat(SlimObjects.pod(pod).getMetadata().getResourceVersion()).as(rv).isEqualTo(rv);
+        }
+        V1Pod noVersion = JSON.deserialize(FAT_POD, V1Pod.class);
+        noVersion.getMetadata().setResourceVersion(null);
+        assertThat(SlimObjects.pod(noVersion).getMetadata().getResourceVersion()).isNull();
+        assertThat(SlimObjects.pod(noVersion)).isNotEqualTo(SlimObjects.pod(JSON.deserialize(FAT_POD, V1Pod.class)));
+
+        V1Pod other = JSON.deserialize(FAT_POD, V1Pod.class);
+        other.getMetadata().setName("web-8e0d");
+        FieldErrors errors = new FieldErrors(new ObjectRef("Pod", "shop", "web"));
+        var a = KubeObjects.pod(SlimObjects.pod(JSON.deserialize(FAT_POD, V1Pod.class)), errors);
+        var b = KubeObjects.pod(SlimObjects.pod(other), errors);
+        assertThat(b.labels()).isSameAs(a.labels());
+        assertThat(b.ports()).isSameAs(a.ports());
+    }
+
+    @Test
     void aPodsFieldErrorsAndRefusalTravelWithItInTheCache() {
         V1Pod badPort = JSON.deserialize("{\"metadata\":{\"name\":\"p\",\"namespace\":\"x\"},\"spec\":{\"containers\":"
                 + "[{\"name\":\"c\",\"ports\":[{\"containerPort\":80,\"protocol\":\"QUIC\"},{\"containerPort\":81}]}]},"
