@@ -2,6 +2,7 @@ package io.npmagent.pipelines.swarm;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import io.npmagent.agent.source.k8s.KubeSource;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,8 +38,10 @@ record AgentRequests(String userAgent, List<Informer> informers, List<Poll> gets
      * @param listQuery the first page's query, exactly
      * @param pageQuery a next page's query with its continue token as {@code {continue}}, or null if the agent never paged
      * @param watchQuery the watch's query, its resourceVersion as {@code {rv}} and its timeoutSeconds as {@code {timeout}}
+     * @param listAccept the media type the list asks for: not in the audit log, so as the agent declares it
+     *                   ({@link KubeSource#listMediaType}); the calibration holds the two to the same cost
      */
-    record Informer(String path, String listQuery, String pageQuery, String watchQuery) {
+    record Informer(String path, String listQuery, String pageQuery, String watchQuery, String listAccept) {
         String resource() {
             return path.substring(path.lastIndexOf('/') + 1);
         }
@@ -103,7 +106,7 @@ record AgentRequests(String userAgent, List<Informer> informers, List<Poll> gets
         List<Informer> informers = new ArrayList<>();
         byPath.forEach((path, s) -> {
             if (s[0] != null && s[2] != null) {
-                informers.add(new Informer(path, s[0], s[1], s[2]));
+                informers.add(new Informer(path, s[0], s[1], s[2], KubeSource.listMediaType(path.substring(path.lastIndexOf('/') + 1))));
             }
         });
         if (informers.isEmpty()) {

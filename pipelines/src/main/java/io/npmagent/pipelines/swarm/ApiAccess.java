@@ -63,13 +63,16 @@ final class ApiAccess {
         throw new IllegalArgumentException("the kubeconfig has no " + key);
     }
 
+    static final String JSON = "application/json";
+    static final String PROTOBUF = "application/vnd.kubernetes.protobuf";
+
     HttpClient newClient(Executor executor) {
         return HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).sslContext(tls).executor(executor)
                 .connectTimeout(Duration.ofSeconds(30)).build();
     }
 
-    HttpRequest get(String pathAndQuery) {
+    HttpRequest get(String pathAndQuery, String accept) {
         return HttpRequest.newBuilder(server.resolve(pathAndQuery)).header("Authorization", "Bearer " + token)
-                .header("Accept", "application/json").header("User-Agent", userAgent).GET().build();
+                .header("Accept", accept).header("User-Agent", userAgent).GET().build();
     }
 }

@@ -1,5 +1,9 @@
 package io.npmagent.pipelines.swarm;
 
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.WireFormat;
+import io.kubernetes.client.proto.Meta;
+import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -9,9 +13,9 @@ import java.util.regex.Pattern;
 
 /**
  * A list page's body, read as it arrives: its size, and from its head (a list's {@code metadata} comes
- * before its {@code items}) the resourceVersion to watch from and the continue token of the next page.
- * The items are counted, not kept: a thousand watchers relisting 100,000 pods would otherwise hold
- * gigabytes.
+ * before its {@code items}, in JSON and in protobuf) the resourceVersion to watch from and the continue
+ * token of the next page. The items are counted, not kept: a thousand watchers relisting 100,000 pods
+ * would otherwise hold gigabytes.
  */
 final class ListPage {
     private static final int HEAD = 8192;
@@ -21,10 +25,12 @@ final class ListPage {
     private final byte[] head = new byte[HEAD];
     private int headLength;
     volatile int status;
+    private boolean protobuf;
     long bytes;
 
-    HttpResponse.BodySubscriber<Void> subscriber(int statusCode) {
-        this.status = statusCode;
+    HttpResponse.BodySubscriber<Void> subscriber(HttpResponse.ResponseInfo info) {
+        this.status = info.statusCode();
+        this.protobuf = info.headers().firstValue("content-type").orElse("").startsWith(ApiAccess.PROTOBUF);
         return HttpResponse.BodySubscribers.fromSubscriber(new Flow.Subscriber<List<ByteBuffer>>() {
             private Flow.Subscription s;
 
@@ -64,6 +70,9 @@ final class ListPage {
     }
 
     long resourceVersion() {
+        if (protobuf) {
+            return Long.parseLong(protobufMetadata().getResourceVersion());
+        }
         Matcher m = VERSION.matcher(metadata());
         if (!m.find()) {
             throw new IllegalStateException("a list page without a resourceVersion: " + metadata());
@@ -72,7 +81,39 @@ final class ListPage {
     }
 
     String continueToken() {
+        if (protobuf) {
+            return protobufMetadata().getContinue();
+        }
         Matcher m = CONTINUE.matcher(metadata());
         return m.find() ? m.group(1) : "";
+    }
+
+    /**
+     * A protobuf list's own metadata: after the 4-byte magic, a {@code runtime.Unknown} whose field 2 (raw)
+     * is the list, whose field 1 is its {@code ListMeta}.
+     */
+    private Meta.ListMeta protobufMetadata() {
+        try {
+            CodedInputStream in = CodedInputStream.newInstance(head, 4, headLength - 4);
+            descend(in, 2);
+            int length = descend(in, 1);
+            return Meta.ListMeta.parseFrom(in.readRawBytes(length));
+        } catch (IOException e) {
+            throw new IllegalStateException("a protobuf list page whose metadata is not in its first " + HEAD + " bytes", e);
+        }
+    }
+
+    /** Skips fields up to length-delimited field {@code number}; returns its length, the stream at its first byte. */
+    private static int descend(CodedInputStream in, int number) throws IOException {
+        while (true) {
+            int tag = in.readTag();
+            if (tag == 0) {
+                throw new IOException("no field " + number);
+            }
+            if (WireFormat.getTagFieldNumber(tag) == number && WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+                return in.readRawVarint32();
+            }
+            in.skipField(tag);
+        }
     }
 }

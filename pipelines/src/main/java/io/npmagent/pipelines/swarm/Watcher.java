@@ -71,7 +71,7 @@ final class Watcher {
         if (gen != generation || c == null) {
             return;
         }
-        c.sendAsync(api.get(poll.uri()), HttpResponse.BodyHandlers.discarding());
+        c.sendAsync(api.get(poll.uri(), ApiAccess.JSON), HttpResponse.BodyHandlers.discarding());
         if (poll.period() != null) {
             long period = poll.period().toMillis();
             long delay = first ? ThreadLocalRandom.current().nextLong(period) + 1 : period;
@@ -144,7 +144,7 @@ final class Watcher {
                 return;
             }
             ListPage page = new ListPage();
-            var exchange = c.sendAsync(api.get(informer.path() + "?" + query), info -> page.subscriber(info.statusCode()));
+            var exchange = c.sendAsync(api.get(informer.path() + "?" + query, informer.listAccept()), page::subscriber);
             pages.add(exchange);
             exchange.whenComplete((r, err) -> {
                 pages.remove(exchange);
@@ -185,7 +185,7 @@ final class Watcher {
             String query = informer.watchQuery().replace("{rv}", Long.toString(resourceVersion))
                     .replace("{timeout}", Integer.toString(300 + ThreadLocalRandom.current().nextInt(300)));
             Stream stream = new Stream(this);
-            c.sendAsync(api.get(informer.path() + "?" + query), info -> {
+            c.sendAsync(api.get(informer.path() + "?" + query, ApiAccess.JSON), info -> {
                 stream.status = info.statusCode();
                 if (info.statusCode() == 200 && !counted) {
                     counted = true;

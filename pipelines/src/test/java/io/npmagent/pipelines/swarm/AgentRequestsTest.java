@@ -45,9 +45,10 @@ class AgentRequestsTest {
         assertThat(r.userAgent()).isEqualTo("Kubernetes Java Client/27.0.0");
         assertThat(r.informers()).containsExactly(
                 new AgentRequests.Informer("/api/v1/pods", "limit=500&resourceVersion=1&resourceVersionMatch=NotOlderThan",
-                        "continue={continue}&limit=500", "resourceVersion={rv}&timeoutSeconds={timeout}&watch=true"),
+                        "continue={continue}&limit=500", "resourceVersion={rv}&timeoutSeconds={timeout}&watch=true",
+                        "application/vnd.kubernetes.protobuf"),
                 new AgentRequests.Informer("/api/v1/namespaces", "limit=500&resourceVersion=1&resourceVersionMatch=NotOlderThan", null,
-                        "resourceVersion={rv}&timeoutSeconds={timeout}&watch=true"));
+                        "resourceVersion={rv}&timeoutSeconds={timeout}&watch=true", "application/json"));
         assertThat(r.gets()).as("discovery repeated: its period is the median gap; a GET made once is made once")
                 .containsExactly(new AgentRequests.Poll("/apis/policy.networking.k8s.io/v1beta1", java.time.Duration.ofSeconds(31)),
                         new AgentRequests.Poll("/version", null));
