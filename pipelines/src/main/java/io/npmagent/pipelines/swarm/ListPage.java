@@ -22,15 +22,24 @@ final class ListPage {
     private static final Pattern VERSION = Pattern.compile("\"resourceVersion\":\"(\\d+)\"");
     private static final Pattern CONTINUE = Pattern.compile("\"continue\":\"([^\"]*)\"");
 
-    private final byte[] head = new byte[HEAD];
+    /** Of a gzipped body, this much of its start is kept: more than enough to inflate {@link #HEAD} bytes. */
+    private static final int GZIPPED_HEAD = 64 * 1024;
+
+    private byte[] head = new byte[HEAD];
     private int headLength;
     volatile int status;
     private boolean protobuf;
+    private boolean gzipped;
+    /** Bytes on the wire (compressed, when the server compressed). */
     long bytes;
 
     HttpResponse.BodySubscriber<Void> subscriber(HttpResponse.ResponseInfo info) {
         this.status = info.statusCode();
         this.protobuf = info.headers().firstValue("content-type").orElse("").startsWith(ApiAccess.PROTOBUF);
+        this.gzipped = info.headers().firstValue("content-encoding").orElse("").equals("gzip");
+        if (gzipped) {
+            head = new byte[GZIPPED_HEAD];
+        }
         return HttpResponse.BodySubscribers.fromSubscriber(new Flow.Subscriber<List<ByteBuffer>>() {
             private Flow.Subscription s;
 
@@ -44,7 +53,7 @@ final class ListPage {
             public void onNext(List<ByteBuffer> buffers) {
                 for (ByteBuffer b : buffers) {
                     bytes += b.remaining();
-                    int n = Math.min(b.remaining(), HEAD - headLength);
+                    int n = Math.min(b.remaining(), head.length - headLength);
                     b.get(head, headLength, n);
                     headLength += n;
                 }
@@ -62,9 +71,28 @@ final class ListPage {
         });
     }
 
+    /** The body's first bytes, inflated if the server compressed it: as many as the start kept gives, up to {@link #HEAD}. */
+    private byte[] start() {
+        if (!gzipped) {
+            return java.util.Arrays.copyOf(head, headLength);
+        }
+        byte[] out = new byte[HEAD];
+        int n = 0;
+        try (java.util.zip.GZIPInputStream in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(head, 0, headLength))) {
+            int r;
+            while (n < HEAD && (r = in.read(out, n, HEAD - n)) > 0) {
+                n += r;
+            }
+        } catch (IOException e) {
+            // the kept start ends mid-stream: what was inflated before it is the head
+        }
+        return java.util.Arrays.copyOf(out, n);
+    }
+
     /** The text before the items: the list's own metadata. */
     private String metadata() {
-        String text = new String(head, 0, headLength, java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] start = start();
+        String text = new String(start, java.nio.charset.StandardCharsets.US_ASCII);
         int items = text.indexOf("\"items\"");
         return items < 0 ? text : text.substring(0, items);
     }
@@ -94,7 +122,8 @@ final class ListPage {
      */
     private Meta.ListMeta protobufMetadata() {
         try {
-            CodedInputStream in = CodedInputStream.newInstance(head, 4, headLength - 4);
+            byte[] start = start();
+            CodedInputStream in = CodedInputStream.newInstance(start, 4, start.length - 4);
             descend(in, 2);
             int length = descend(in, 1);
             return Meta.ListMeta.parseFrom(in.readRawBytes(length));

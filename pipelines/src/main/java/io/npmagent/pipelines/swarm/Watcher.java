@@ -187,6 +187,9 @@ final class Watcher {
             Stream stream = new Stream(this);
             c.sendAsync(api.get(informer.path() + "?" + query, ApiAccess.JSON), info -> {
                 stream.status = info.statusCode();
+                if (info.headers().firstValue("content-encoding").isPresent()) {
+                    stats.errors.increment(); // the scanner reads plain JSON lines: a compressed watch would go uncounted
+                }
                 if (info.statusCode() == 200 && !counted) {
                     counted = true;
                     if (synced.incrementAndGet() == requests.informers().size()) {

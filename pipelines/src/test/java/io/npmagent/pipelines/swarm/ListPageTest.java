@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.concurrent.Flow;
 import org.junit.jupiter.api.Test;
 
-/** A list page's resourceVersion and continue token, from its head, in JSON and in protobuf, however the body is split. */
+/** A list page's resourceVersion and continue token, from its head, in JSON and in protobuf, compressed or not, however the body is split. */
 class ListPageTest {
 
     @Test
@@ -47,6 +47,15 @@ class ListPageTest {
         assertThat(page.resourceVersion()).isEqualTo(90210);
         assertThat(page.continueToken()).isEqualTo("tok/en+==");
 
+        ByteArrayOutputStream gzipped = new ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream gz = new java.util.zip.GZIPOutputStream(gzipped)) {
+            gz.write(body.toByteArray());
+        }
+        ListPage compressed = read("application/vnd.kubernetes.protobuf", "gzip", gzipped.toByteArray(), 512);
+        assertThat(compressed.resourceVersion()).as("the head inflated from the start of a compressed body").isEqualTo(90210);
+        assertThat(compressed.continueToken()).isEqualTo("tok/en+==");
+        assertThat(compressed.bytes).as("bytes on the wire").isEqualTo(gzipped.size()).isLessThan(body.size());
+
         ListPage last = read("application/vnd.kubernetes.protobuf", wrap(V1.PodList.newBuilder()
                 .setMetadata(Meta.ListMeta.newBuilder().setResourceVersion("5")).build()), 3);
         assertThat(last.continueToken()).isEmpty();
@@ -63,6 +72,10 @@ class ListPageTest {
 
     /** The body through the page's subscriber in chunks of {@code chunk} bytes, as HTTP/2 frames would bring it. */
     private static ListPage read(String contentType, byte[] body, int chunk) {
+        return read(contentType, null, body, chunk);
+    }
+
+    private static ListPage read(String contentType, String contentEncoding, byte[] body, int chunk) {
         ListPage page = new ListPage();
         HttpResponse.ResponseInfo info = new HttpResponse.ResponseInfo() {
             @Override
@@ -72,7 +85,8 @@ class ListPageTest {
 
             @Override
             public HttpHeaders headers() {
-                return HttpHeaders.of(Map.of("content-type", List.of(contentType)), (a, b) -> true);
+                return HttpHeaders.of(contentEncoding == null ? Map.of("content-type", List.of(contentType))
+                        : Map.of("content-type", List.of(contentType), "content-encoding", List.of(contentEncoding)), (a, b) -> true);
             }
 
             @Override

@@ -102,7 +102,9 @@ public final class KubeSource implements AutoCloseable {
                         .limit(limit).timeoutSeconds(timeout).execute(), denials.of("namespaces"),
                 SlimObjects::namespace, (items, meta) -> new V1NamespaceList().items(items).metadata(meta)), V1Namespace.class, resyncMs);
         this.pods = factory.informerFor(new PagedListerWatcher<>(
-                new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client), new ProtoPodPages(client), denials.of("pods"),
+                new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client),
+                new ProtoPodPages(client, (rv, match, next, limit, timeout) -> core.listPodForAllNamespaces().resourceVersion(rv)
+                        .resourceVersionMatch(match)._continue(next).limit(limit).timeoutSeconds(timeout).execute()), denials.of("pods"),
                 SlimObjects::pod, (items, meta) -> new V1PodList().items(items).metadata(meta)), V1Pod.class, resyncMs);
         this.policies = factory.informerFor(new PagedListerWatcher<>(
                 new GenericKubernetesApi<>(V1NetworkPolicy.class, V1NetworkPolicyList.class, "networking.k8s.io", "v1", "networkpolicies", client),

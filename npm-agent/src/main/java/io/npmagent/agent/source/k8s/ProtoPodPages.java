@@ -32,20 +32,52 @@ import java.util.StringJoiner;
  * decoding would have given it: protobuf writes a field JSON leaves out ({@code omitempty}) as its zero
  * value, so an empty string or a false is read as absent. {@code ProtoPodPagesApiServerTest} holds that
  * the model's pods from both are the same.
+ *
+ * <p>A server that answers in another format (a proxy, an aggregated or mock API server that speaks only
+ * JSON) makes the agent list pods in JSON from then on, once logged: every kube-apiserver speaks protobuf
+ * for pods, and an agent that could not list would enforce nothing ({@code UnparsableObjectMockServerTest}'s mock server
+ * speaks only JSON).
  */
 final class ProtoPodPages implements PagedListerWatcher.PageLister<V1PodList> {
     /** What the agent's pod lists ask for; the swarm's watchers ask the same. */
     public static final String ACCEPT = "application/vnd.kubernetes.protobuf";
 
-    private final ProtoClient client;
+    private static final System.Logger LOG = System.getLogger(ProtoPodPages.class.getName());
 
-    ProtoPodPages(ApiClient client) {
+    private final ProtoClient client;
+    private final PagedListerWatcher.PageLister<V1PodList> json;
+    private volatile boolean protobuf = true;
+
+    /** @param json the same pages in JSON, for a server that does not answer in protobuf */
+    ProtoPodPages(ApiClient client, PagedListerWatcher.PageLister<V1PodList> json) {
         this.client = new ProtoClient(client);
+        this.json = json;
     }
 
     @Override
     public V1PodList page(String resourceVersion, String resourceVersionMatch, String continueToken, int limit, Integer timeoutSeconds)
             throws ApiException {
+        if (protobuf) {
+            try {
+                return protobufPage(resourceVersion, resourceVersionMatch, continueToken, limit, timeoutSeconds);
+            } catch (NotProtobuf e) {
+                protobuf = false;
+                LOG.log(System.Logger.Level.WARNING, "the API server answered a protobuf list of pods in another format ({0}): pods are listed in JSON from now on",
+                        e.getMessage());
+            }
+        }
+        return json.page(resourceVersion, resourceVersionMatch, continueToken, limit, timeoutSeconds);
+    }
+
+    /** An answer that is not protobuf at all (no Status in it either: {@code ProtoClient} reads none with no magic number). */
+    private static final class NotProtobuf extends Exception {
+        NotProtobuf(String message) {
+            super(message);
+        }
+    }
+
+    private V1PodList protobufPage(String resourceVersion, String resourceVersionMatch, String continueToken, int limit, Integer timeoutSeconds)
+            throws ApiException, NotProtobuf {
         StringJoiner query = new StringJoiner("&", "/api/v1/pods?", "");
         add(query, "continue", continueToken);
         query.add("limit=" + limit);
@@ -57,6 +89,11 @@ final class ProtoPodPages implements PagedListerWatcher.PageLister<V1PodList> {
             answer = client.list(V1.PodList.newBuilder(), query.toString());
         } catch (IOException e) {
             throw new ApiException(e);
+        } catch (ApiException e) {
+            if (e.getCode() == 0 && e.getMessage() != null && e.getMessage().contains("magic number")) {
+                throw new NotProtobuf(e.getMessage());
+            }
+            throw e;
         }
         if (answer.status != null) {
             Meta.Status s = answer.status;

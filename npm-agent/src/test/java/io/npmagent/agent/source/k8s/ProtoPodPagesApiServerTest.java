@@ -65,7 +65,9 @@ class ProtoPodPagesApiServerTest {
                 cluster.create(Serialization.unmarshal(json, Pod.class));
             }
             ApiClient client = cluster.agentClient();
-            ProtoPodPages proto = new ProtoPodPages(client);
+            ProtoPodPages proto = new ProtoPodPages(client, (rv, match, next, limit, timeout) -> {
+                throw new AssertionError("a real kube-apiserver answers in protobuf: no JSON page");
+            });
 
             List<V1Pod> paged = new ArrayList<>();
             int pages = 0;
