@@ -43,6 +43,10 @@ record AgentRequests(String userAgent, List<Informer> informers, List<Poll> gets
      */
     record Informer(String path, String listQuery, String pageQuery, String watchQuery, String listAccept) {
         String resource() {
+            return resourceOf(path);
+        }
+
+        static String resourceOf(String path) {
             return path.substring(path.lastIndexOf('/') + 1);
         }
     }
@@ -106,7 +110,7 @@ record AgentRequests(String userAgent, List<Informer> informers, List<Poll> gets
         List<Informer> informers = new ArrayList<>();
         byPath.forEach((path, s) -> {
             if (s[0] != null && s[2] != null) {
-                informers.add(new Informer(path, s[0], s[1], s[2], KubeSource.listMediaType(path.substring(path.lastIndexOf('/') + 1))));
+                informers.add(new Informer(path, s[0], s[1], s[2], KubeSource.listMediaType(Informer.resourceOf(path))));
             }
         });
         if (informers.isEmpty()) {

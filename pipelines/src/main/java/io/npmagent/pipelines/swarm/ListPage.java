@@ -3,13 +3,17 @@ package io.npmagent.pipelines.swarm;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.WireFormat;
 import io.kubernetes.client.proto.Meta;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Flow;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.GZIPInputStream;
 
 /**
  * A list page's body, read as it arrives: its size, and from its head (a list's {@code metadata} comes
@@ -74,11 +78,11 @@ final class ListPage {
     /** The body's first bytes, inflated if the server compressed it: as many as the start kept gives, up to {@link #HEAD}. */
     private byte[] start() {
         if (!gzipped) {
-            return java.util.Arrays.copyOf(head, headLength);
+            return Arrays.copyOf(head, headLength);
         }
         byte[] out = new byte[HEAD];
         int n = 0;
-        try (java.util.zip.GZIPInputStream in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(head, 0, headLength))) {
+        try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(head, 0, headLength))) {
             int r;
             while (n < HEAD && (r = in.read(out, n, HEAD - n)) > 0) {
                 n += r;
@@ -86,13 +90,13 @@ final class ListPage {
         } catch (IOException e) {
             // the kept start ends mid-stream: what was inflated before it is the head
         }
-        return java.util.Arrays.copyOf(out, n);
+        return Arrays.copyOf(out, n);
     }
 
     /** The text before the items: the list's own metadata. */
     private String metadata() {
         byte[] start = start();
-        String text = new String(start, java.nio.charset.StandardCharsets.US_ASCII);
+        String text = new String(start, StandardCharsets.US_ASCII);
         int items = text.indexOf("\"items\"");
         return items < 0 ? text : text.substring(0, items);
     }
