@@ -1,5 +1,7 @@
 package io.npmagent.pipelines.swarm;
 
+import io.npmagent.pipelines.bench.BenchApiServer;
+import io.npmagent.pipelines.bench.PromText;
 import java.io.IOException;
 
 /**
@@ -17,6 +19,28 @@ final class CpuPinning {
 
     static void pin(long pid, int core) {
         pin(pid, Integer.toString(core));
+    }
+
+    /**
+     * Waits until the API server runs on one core as one: its Go runtime's GOMAXPROCS follows the new
+     * affinity (the control plane starts with {@code GODEBUG=updatemaxprocs=1}) within a second or so, as on
+     * a server of one core. A {@code GOMAXPROCS} in the environment (the control plane inherits it) is kept
+     * instead, to compare: with two Ps on the one core its scheduler and garbage collector behave as on
+     * a server of two, the OS sharing one core between them. Returns the API server's GOMAXPROCS.
+     */
+    static int awaitGomaxprocs(BenchApiServer api) throws InterruptedException {
+        String fixed = System.getenv("GOMAXPROCS");
+        int want = fixed == null || fixed.isBlank() ? 1 : Integer.parseInt(fixed.trim());
+        double procs = Double.NaN;
+        for (int i = 0; i < 50; i++) {
+            String metrics = api.admin().raw("/metrics");
+            procs = metrics == null ? Double.NaN : PromText.total(metrics, "go_sched_gomaxprocs_threads");
+            if (procs == want) {
+                return want;
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("kube-apiserver, pinned to one core, runs GOMAXPROCS=" + procs + " after 10 s, not " + want);
     }
 
     /** Every core again, for this JVM once the swarm is done (a test's JVM goes on to other tests). */

@@ -95,7 +95,8 @@ public final class SwarmMain implements Callable<Integer> {
         String[] p = pause.split(":");
         SwarmOptions options = new SwarmOptions(pods, policies, agents, profiles, Duration.ofSeconds(seconds), 10, 100,
                 Duration.ofSeconds(burstSeconds), Double.parseDouble(p[0]), Duration.ofSeconds(Long.parseLong(p[1])), 5, backend);
-        int most = Collections.max(agents);
+        // Every agent has its Node, the calibration's real agents too (node-2 ... node-N).
+        int most = Math.max(Collections.max(agents), calibrate);
         if (!CpuPinning.possible()) {
             throw new IllegalStateException("the swarm needs two cores: one for the API server and etcd, one for everything else");
         }
@@ -120,8 +121,10 @@ public final class SwarmMain implements Callable<Integer> {
             CpuPinning.pin(cp.pid("kube-controller-manager").orElseThrow(), 1);
             CpuPinning.pin(cp.pid("kube-apiserver").orElseThrow(), 0);
             CpuPinning.pin(cp.pid("etcd").orElseThrow(), 0);
+            int procs = CpuPinning.awaitGomaxprocs(cluster.api);
             FakeNodes.create(cluster.api, 1, most);
-            stdout.printf(Locale.ROOT, "# cluster made in %.0f s; %d Nodes; the real agent (%s) starts%n", (System.nanoTime() - t0) / 1e9, most, backend);
+            stdout.printf(Locale.ROOT, "# cluster made in %.0f s; %d Nodes; kube-apiserver on one core with GOMAXPROCS=%d; the real agent (%s) starts%n",
+                    (System.nanoTime() - t0) / 1e9, most, procs, backend);
             try (TempDir dir = TempDir.create("npm-swarm-");
                     ScaleNode node = new ScaleNode("sw" + ProcessHandle.current().pid() % 100000, cluster.localPods, ScaleCluster.CLIENT_IP,
                     ScaleCluster.SERVER_IP);
@@ -162,8 +165,9 @@ public final class SwarmMain implements Callable<Integer> {
                 long heap = agent.heapAfterGc();
                 // Where that heap goes, per class: what a cut of the agent's memory starts from.
                 agent.classHistogram(out.resolve("logs/agent.histogram.txt"));
-                String report = String.format(Locale.ROOT, "# %,d pods, %,d NetworkPolicies; the real agent's live heap after a full GC: %.0f MiB%n%n",
-                        pods, policies, heap / 1048576.0) + SwarmTable.table(rows) + failures.stream().map(f -> "\nFailed at " + f + "\n").reduce("", String::concat)
+                String report = String.format(Locale.ROOT,
+                        "# %,d pods, %,d NetworkPolicies; kube-apiserver GOMAXPROCS=%d on its core; the real agent's live heap after a full GC: %.0f MiB%n%n",
+                        pods, policies, procs, heap / 1048576.0) + SwarmTable.table(rows) + failures.stream().map(f -> "\nFailed at " + f + "\n").reduce("", String::concat)
                         + "\n" + SwarmFit.report(rows) + (calibrate > 1 ? "\n" + Calibration.compare(rows, calibrate) : "");
                 stdout.println();
                 stdout.print(report);

@@ -54,6 +54,15 @@ public final class ControlPlane implements AutoCloseable {
     private final HttpClient http = HttpClient.newHttpClient();
     private final java.util.Map<String, okhttp3.OkHttpClient> statusClients = new java.util.HashMap<>();
 
+    /**
+     * GOMAXPROCS follows the process's CPU affinity when it changes. Go 1.25's runtime does this by
+     * default, but only for a main module that declares go 1.25; Kubernetes v1.34 and etcd v3.6 declare
+     * 1.24, so without this GOMAXPROCS stays at the cores seen at start. A pipeline that pins the control
+     * plane to one core (the swarm) would then run it with two Ps on one core, which no real server does;
+     * its garbage collector's workers then compete with its requests.
+     */
+    private static final String FOLLOW_CPU_AFFINITY = "updatemaxprocs=1";
+
     private ControlPlane(Path dir, Pki pki, int etcdPort, int apiPort, String advertise, Shape shape) {
         this.dir = dir;
         this.pki = pki;
@@ -162,7 +171,7 @@ public final class ControlPlane implements AutoCloseable {
                 "--listen-client-urls=http://127.0.0.1:" + etcdPort, "--advertise-client-urls=http://127.0.0.1:" + etcdPort,
                 "--listen-peer-urls=http://127.0.0.1:" + peer, "--initial-advertise-peer-urls=http://127.0.0.1:" + peer,
                 "--initial-cluster=npm-agent=http://127.0.0.1:" + peer, "--quota-backend-bytes=8589934592",
-                "--unsafe-no-fsync", "--log-level=warn")).start();
+                "--unsafe-no-fsync", "--log-level=warn")).env("GODEBUG", FOLLOW_CPU_AFFINITY).start();
         processes.add(etcd);
         await(etcd, () -> get("http://127.0.0.1:" + etcdPort + "/health").contains("\"health\":\"true\""), "etcd /health");
     }
@@ -184,7 +193,7 @@ public final class ControlPlane implements AutoCloseable {
                 "--service-account-signing-key-file=" + pki.file("service-account.key"),
                 "--service-cluster-ip-range=" + SERVICE_CIDRS, "--allow-privileged=true", "--profiling=false",
                 "--audit-policy-file=" + auditPolicy(), "--audit-log-path=" + auditLog(), "--audit-log-format=json",
-                "--event-ttl=1h", "--v=1")).start();
+                "--event-ttl=1h", "--v=1")).env("GODEBUG", FOLLOW_CPU_AFFINITY).start();
         processes.add(p);
         String url = "https://127.0.0.1:" + port;
         await(p, () -> {
