@@ -46,6 +46,16 @@ record AgentRequests(String userAgent, List<Informer> informers, List<Poll> gets
             return resourceOf(path);
         }
 
+        /** The first page's limit (500 if it had none): a next page asks for as many when the agent was never seen to page. */
+        String limit() {
+            for (String p : listQuery.split("&")) {
+                if (p.startsWith("limit=")) {
+                    return p.substring("limit=".length());
+                }
+            }
+            return "500";
+        }
+
         static String resourceOf(String path) {
             return path.substring(path.lastIndexOf('/') + 1);
         }

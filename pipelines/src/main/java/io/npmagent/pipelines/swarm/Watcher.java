@@ -138,7 +138,7 @@ final class Watcher {
             }
             String query = cont == null ? informer.listQuery()
                     : informer.pageQuery() != null ? informer.pageQuery().replace("{continue}", URLEncoder.encode(cont, StandardCharsets.UTF_8))
-                    : "limit=500&continue=" + URLEncoder.encode(cont, StandardCharsets.UTF_8);
+                    : "limit=" + informer.limit() + "&continue=" + URLEncoder.encode(cont, StandardCharsets.UTF_8);
             HttpClient c = client;
             if (c == null) {
                 return;
