@@ -19,25 +19,23 @@ import java.util.function.UnaryOperator;
  * relists whenever a watch ends in error or its resource version has expired (410 Gone).
  */
 final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesListObject> implements ListerWatcher<T, L> {
-    /** A page of a kind whose pages come as JSON: a JSON page is held whole, as text and as a tree, while it is decoded. */
-    static final int PAGE = 500;
     /**
-     * A page of pods. kube-apiserver (v1.34) serves each next page from its watch cache by reading every
-     * object from the continue key to the end and keeping the first {@code limit}: a list of n pods in
-     * pages of p reads about n²/2p objects. At 100,000 pods in pages of 500 that is 10 million objects
-     * for 100,000 returned, and half the list's cost (10 CPU seconds an agent, measured by the swarm
-     * pipeline; its metrics {@code apiserver_cache_list_fetched_objects_total} against {@code _returned_}).
-     * Pages of 2,000 read a quarter as many. Pods come as protobuf (about 1.5 KB each); a page of 2,000
-     * decoded is some 30 MB the agent holds for a moment, beside its 276 MiB live at 150,000 pods.
+     * Objects a page asks for. A larger page is cheaper for one list: kube-apiserver (v1.34) serves each
+     * next page from its watch cache by reading every object from the continue key to the end, so a
+     * list of n in pages of p reads about n²/2p objects (at 100,000 pods in pages of 500, half the list's
+     * cost; pages of 2,000 took it from 10.2 to 5.9 CPU seconds, the swarm pipeline measured). But a
+     * larger page weighs more seats in the API server's priority and fairness, where every agent shares
+     * one flow: with pages of 2,000, 300 agents starting at once were mostly refused (429) and, since a
+     * refused page fails the list, relisted from the start, and did not get in sync in 15 minutes (273 s
+     * in pages of 500). So 500, until a refused page is retried rather than the list.
      */
-    static final int POD_PAGE = 2_000;
+    static final int PAGE = 500;
 
     private final GenericKubernetesApi<T, L> api;
     private final AccessDenials.For access;
     private final PageLister<L> pages;
     private final UnaryOperator<T> slim;
     private final ListAssembler<T, L> assemble;
-    private final int page;
 
     /** Builds a list object of the kind from the slimmed items and the last page's metadata. */
     interface ListAssembler<T, L> {
@@ -51,13 +49,6 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
 
     PagedListerWatcher(GenericKubernetesApi<T, L> api, PageLister<L> pages, AccessDenials.For access, UnaryOperator<T> slim,
             ListAssembler<T, L> assemble) {
-        this(api, pages, access, slim, assemble, PAGE);
-    }
-
-    /** @param page how many objects a page asks for ({@link #PAGE}, {@link #POD_PAGE}) */
-    PagedListerWatcher(GenericKubernetesApi<T, L> api, PageLister<L> pages, AccessDenials.For access, UnaryOperator<T> slim,
-            ListAssembler<T, L> assemble, int page) {
-        this.page = page;
         this.api = api;
         this.pages = pages;
         this.access = access;
@@ -95,8 +86,8 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
         String next = null;
         while (true) {
             // A continue token carries the list's resource version; the two may not be sent together.
-            L list = next == null ? pages.page(version, match, null, page, params.timeoutSeconds)
-                    : pages.page(null, null, next, page, params.timeoutSeconds);
+            L list = next == null ? pages.page(version, match, null, PAGE, params.timeoutSeconds)
+                    : pages.page(null, null, next, PAGE, params.timeoutSeconds);
             for (Object item : list.getItems()) {
                 @SuppressWarnings("unchecked")
                 T typed = (T) item;
