@@ -32,6 +32,8 @@ final class ListPage {
     private byte[] head = new byte[HEAD];
     private int headLength;
     volatile int status;
+    /** A refusal's Retry-After in seconds, as the agent reads it (1 without one, at most 10). */
+    volatile long retryAfterSeconds = 1;
     private boolean protobuf;
     private boolean gzipped;
     /** Bytes on the wire (compressed, when the server compressed). */
@@ -39,6 +41,13 @@ final class ListPage {
 
     HttpResponse.BodySubscriber<Void> subscriber(HttpResponse.ResponseInfo info) {
         this.status = info.statusCode();
+        info.headers().firstValue("retry-after").ifPresent(v -> {
+            try {
+                retryAfterSeconds = Math.max(0, Math.min(10, Long.parseLong(v.trim())));
+            } catch (NumberFormatException dateOrJunk) {
+                retryAfterSeconds = 1;
+            }
+        });
         this.protobuf = info.headers().firstValue("content-type").orElse("").startsWith(ApiAccess.PROTOBUF);
         this.gzipped = info.headers().firstValue("content-encoding").orElse("").equals("gzip");
         if (gzipped) {

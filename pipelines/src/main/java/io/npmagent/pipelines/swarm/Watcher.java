@@ -151,6 +151,13 @@ final class Watcher {
                 if (!current()) {
                     return;
                 }
+                if (err == null && page.status == 429) {
+                    // Refused for load: the page is asked again after the server's Retry-After, as the agent's
+                    // PagedListerWatcher does, not the list.
+                    stats.errors.increment();
+                    retries.schedule(() -> list(cont), page.retryAfterSeconds, TimeUnit.SECONDS);
+                    return;
+                }
                 if (err != null || page.status != 200) {
                     stats.errors.increment();
                     later(() -> list(null));

@@ -25,11 +25,15 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
      * list of n in pages of p reads about n²/2p objects (at 100,000 pods in pages of 500, half the list's
      * cost; pages of 2,000 took it from 10.2 to 5.9 CPU seconds, the swarm pipeline measured). But a
      * larger page weighs more seats in the API server's priority and fairness, where every agent shares
-     * one flow: with pages of 2,000, 300 agents starting at once were mostly refused (429) and, since a
-     * refused page fails the list, relisted from the start, and did not get in sync in 15 minutes (273 s
-     * in pages of 500). So 500, until a refused page is retried rather than the list.
+     * one flow: with pages of 2,000, 300 agents starting at once were mostly refused (429) and, as a
+     * refused page then failed the list, relisted from the start, and did not get in sync in 15 minutes (273 s
+     * in pages of 500). So 500 until larger pages are measured again now that a refused page is asked again
+     * rather than the list ({@link #page}).
      */
     static final int PAGE = 500;
+    /** Refusals of one page (429) waited out before the list fails and the reflector relists. */
+    static final int MAX_REFUSALS = 30;
+    static final long MAX_RETRY_AFTER_S = 10;
 
     private final GenericKubernetesApi<T, L> api;
     private final AccessDenials.For access;
@@ -85,9 +89,7 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
         }
         String next = null;
         while (true) {
-            // A continue token carries the list's resource version; the two may not be sent together.
-            L list = next == null ? pages.page(version, match, null, PAGE, params.timeoutSeconds)
-                    : pages.page(null, null, next, PAGE, params.timeoutSeconds);
+            L list = page(version, match, next, params.timeoutSeconds);
             for (Object item : list.getItems()) {
                 @SuppressWarnings("unchecked")
                 T typed = (T) item;
@@ -98,6 +100,44 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
             if (next == null || next.isEmpty()) {
                 return assemble.list(items, meta);
             }
+        }
+    }
+
+    /**
+     * One page, asked again while the API server refuses it for load (429: its priority and fairness
+     * queue was full, or the request waited too long in it), after the Retry-After it names. Failing the
+     * list instead would throw away the pages read so far and make the reflector ask for them all again:
+     * in a restart of many agents, more of the load that was refused. Any other failure fails the list.
+     */
+    private L page(String version, String match, String next, Integer timeoutSeconds) throws ApiException {
+        for (int refused = 0; ; refused++) {
+            try {
+                // A continue token carries the list's resource version; the two may not be sent together.
+                return next == null ? pages.page(version, match, null, PAGE, timeoutSeconds) : pages.page(null, null, next, PAGE, timeoutSeconds);
+            } catch (ApiException e) {
+                if (e.getCode() != 429 || refused >= MAX_REFUSALS) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(retryAfterMillis(e));
+                } catch (InterruptedException stop) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** The Retry-After a refusal names, in seconds (kube-apiserver's is 1), at most {@link #MAX_RETRY_AFTER_S}; 1 s if none. */
+    static long retryAfterMillis(ApiException e) {
+        java.util.Map<String, List<String>> headers = e.getResponseHeaders();
+        List<String> values = headers == null ? null : headers.entrySet().stream().filter(h -> "retry-after".equalsIgnoreCase(h.getKey()))
+                .map(java.util.Map.Entry::getValue).findFirst().orElse(null);
+        try {
+            long seconds = values == null || values.isEmpty() ? 1 : Long.parseLong(values.get(0).trim());
+            return Math.max(0, Math.min(seconds, MAX_RETRY_AFTER_S)) * 1000;
+        } catch (NumberFormatException dateOrJunk) {
+            return 1000;
         }
     }
 
