@@ -105,7 +105,7 @@ public final class KubeSource implements AutoCloseable {
                 new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client),
                 new ProtoPodPages(client, (rv, match, next, limit, timeout) -> core.listPodForAllNamespaces().resourceVersion(rv)
                         .resourceVersionMatch(match)._continue(next).limit(limit).timeoutSeconds(timeout).execute()), denials.of("pods"),
-                SlimObjects::pod, (items, meta) -> new V1PodList().items(items).metadata(meta)), V1Pod.class, resyncMs);
+                SlimObjects::pod, (items, meta) -> new V1PodList().items(items).metadata(meta), PagedListerWatcher.POD_PAGE), V1Pod.class, resyncMs);
         this.policies = factory.informerFor(new PagedListerWatcher<>(
                 new GenericKubernetesApi<>(V1NetworkPolicy.class, V1NetworkPolicyList.class, "networking.k8s.io", "v1", "networkpolicies", client),
                 (rv, match, next, limit, timeout) -> networking.listNetworkPolicyForAllNamespaces().resourceVersion(rv).resourceVersionMatch(match)

@@ -19,18 +19,20 @@ import java.util.function.UnaryOperator;
  * relists whenever a watch ends in error or its resource version has expired (410 Gone).
  */
 final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesListObject> implements ListerWatcher<T, L> {
-    /**
-     * Objects a page asks for. A larger page is cheaper for one list: kube-apiserver (v1.34) serves each
-     * next page from its watch cache by reading every object from the continue key to the end, so a
-     * list of n in pages of p reads about n²/2p objects (at 100,000 pods in pages of 500, half the list's
-     * cost; pages of 2,000 took it from 10.2 to 5.9 CPU seconds, the swarm pipeline measured). But a
-     * larger page weighs more seats in the API server's priority and fairness, where every agent shares
-     * one flow: with pages of 2,000, 300 agents starting at once were mostly refused (429) and, as a
-     * refused page then failed the list, relisted from the start, and did not get in sync in 15 minutes (273 s
-     * in pages of 500). So 500 until larger pages are measured again now that a refused page is asked again
-     * rather than the list ({@link #page}).
-     */
+    /** A page of a kind whose pages come as JSON: a JSON page is held whole, as text and as a tree, while it is decoded. */
     static final int PAGE = 500;
+    /**
+     * A page of pods. kube-apiserver (v1.34) serves each next page from its watch cache by reading every
+     * object from the continue key to the end and keeping the first {@code limit}: a list of n pods in
+     * pages of p reads about n²/2p objects. At 100,000 pods in pages of 500 that was half the list's cost
+     * (10.2 CPU seconds an agent; 5.9 in pages of 2,000, the swarm pipeline measured). A larger page weighs
+     * more in the API server's priority and fairness, where all agents share one flow, so more pages are
+     * refused when many agents start at once; since a refused page is asked again rather than the list
+     * ({@link #page}), 300 agents starting at once got in sync in 168 s in pages of 2,000 (224 s in pages
+     * of 500 before; without the retry, never). Pods come as protobuf, about 1.5 KB each: a page decoded
+     * is some 30 MB held for a moment, beside the agent's 276 MiB live at 150,000 pods.
+     */
+    static final int POD_PAGE = 2_000;
     /** Refusals of one page (429) waited out before the list fails and the reflector relists. */
     static final int MAX_REFUSALS = 30;
     static final long MAX_RETRY_AFTER_S = 10;
@@ -40,6 +42,7 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
     private final PageLister<L> pages;
     private final UnaryOperator<T> slim;
     private final ListAssembler<T, L> assemble;
+    private final int pageSize;
 
     /** Builds a list object of the kind from the slimmed items and the last page's metadata. */
     interface ListAssembler<T, L> {
@@ -53,6 +56,13 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
 
     PagedListerWatcher(GenericKubernetesApi<T, L> api, PageLister<L> pages, AccessDenials.For access, UnaryOperator<T> slim,
             ListAssembler<T, L> assemble) {
+        this(api, pages, access, slim, assemble, PAGE);
+    }
+
+    /** @param pageSize how many objects a page asks for ({@link #PAGE}, {@link #POD_PAGE}) */
+    PagedListerWatcher(GenericKubernetesApi<T, L> api, PageLister<L> pages, AccessDenials.For access, UnaryOperator<T> slim,
+            ListAssembler<T, L> assemble, int pageSize) {
+        this.pageSize = pageSize;
         this.api = api;
         this.pages = pages;
         this.access = access;
@@ -113,7 +123,8 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
         for (int refused = 0; ; refused++) {
             try {
                 // A continue token carries the list's resource version; the two may not be sent together.
-                return next == null ? pages.page(version, match, null, PAGE, timeoutSeconds) : pages.page(null, null, next, PAGE, timeoutSeconds);
+                return next == null ? pages.page(version, match, null, pageSize, timeoutSeconds)
+                        : pages.page(null, null, next, pageSize, timeoutSeconds);
             } catch (ApiException e) {
                 if (e.getCode() != 429 || refused >= MAX_REFUSALS) {
                     throw e;
