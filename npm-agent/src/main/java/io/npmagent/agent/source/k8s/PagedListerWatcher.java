@@ -11,6 +11,7 @@ import io.kubernetes.client.util.generic.GenericKubernetesApi;
 import io.kubernetes.client.util.generic.options.ListOptions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 
 /**
@@ -141,9 +142,9 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
 
     /** The Retry-After a refusal names, in seconds (kube-apiserver's is 1), at most {@link #MAX_RETRY_AFTER_S}; 1 s if none. */
     static long retryAfterMillis(ApiException e) {
-        java.util.Map<String, List<String>> headers = e.getResponseHeaders();
+        Map<String, List<String>> headers = e.getResponseHeaders();
         List<String> values = headers == null ? null : headers.entrySet().stream().filter(h -> "retry-after".equalsIgnoreCase(h.getKey()))
-                .map(java.util.Map.Entry::getValue).findFirst().orElse(null);
+                .map(Map.Entry::getValue).findFirst().orElse(null);
         try {
             long seconds = values == null || values.isEmpty() ? 1 : Long.parseLong(values.get(0).trim());
             return Math.max(0, Math.min(seconds, MAX_RETRY_AFTER_S)) * 1000;

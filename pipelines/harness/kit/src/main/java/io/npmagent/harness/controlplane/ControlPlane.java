@@ -58,8 +58,8 @@ public final class ControlPlane implements AutoCloseable {
      * GOMAXPROCS follows the process's CPU affinity when it changes. Go 1.25's runtime does this by
      * default, but only for a main module that declares go 1.25; Kubernetes v1.34 and etcd v3.6 declare
      * 1.24, so without this GOMAXPROCS stays at the cores seen at start. A pipeline that pins the control
-     * plane to one core (the swarm) would then run it with two Ps on one core, which no real server does;
-     * its garbage collector's workers then compete with its requests.
+     * plane to one core (the swarm) would then run it with two Ps on one core, as no server of one core
+     * runs, and its figures would be another machine's (pipelines/README.md: "The API server's GOMAXPROCS").
      */
     private static final String FOLLOW_CPU_AFFINITY = "updatemaxprocs=1";
 
