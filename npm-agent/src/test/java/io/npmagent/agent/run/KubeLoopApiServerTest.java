@@ -184,7 +184,7 @@ class KubeLoopApiServerTest {
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
             List<Future<?>> creates = new ArrayList<>();
-            for (int i = 0; i < 1234; i++) {
+            for (int i = 0; i < 2345; i++) {
                 Pod p = pod("x", "p" + i, i % 100 == 0 ? NODE : "node-b", "10.1." + (i / 250) + "." + (i % 250 + 1), "app", i % 2 == 0 ? "db" : "web");
                 creates.add(pool.submit(() -> create(p)));
             }
@@ -197,10 +197,10 @@ class KubeLoopApiServerTest {
         create(policy("x", "db-from-web", "app", "db", "app", "web", null, 443));
         startAgent();
         awaitConverged();
-        assertThat(backend.state().pods()).hasSize(13);
-        assertThat(backend.state().addresses()).hasSize(1234);
-        assertThat(cluster.controlPlane().audited()).as("pods listed in pages of 500")
-                .filteredOn(r -> r.verb().equals("list") && r.resource().equals("pods") && r.uri().contains("continue=")).hasSize(2);
+        assertThat(backend.state().pods()).hasSize(24);
+        assertThat(backend.state().addresses()).hasSize(2345);
+        assertThat(cluster.controlPlane().audited()).as("pods listed in pages of 2,000")
+                .filteredOn(r -> r.verb().equals("list") && r.resource().equals("pods") && r.uri().contains("continue=")).hasSize(1);
     }
 
     /** Lists of {@code resource} the agent's ServiceAccount made, by the audit log. */
