@@ -56,8 +56,9 @@ static __always_inline __u32 npm_pacing_cap(const struct npm_bw_config *cfg, con
     /* in units of 1024 ns, so that bytes * t fits 64 bits for any threshold */
     __u64 t = (cfg->ecn_ns / 4) >> 10;
     __u64 queue = ahead >> 10;
-    if (queue < t / 4)
-        queue = t / 4;
+    /* at least a quarter of T, rounded up: the cap is then at most 4 x the rate (t / floor(t / 4) is more) */
+    if (queue < (t + 3) / 4)
+        queue = (t + 3) / 4;
     if (!queue)
         queue = 1;
     __u64 cap = bytes * t / queue;
