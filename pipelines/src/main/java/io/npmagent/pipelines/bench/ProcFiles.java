@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** What the pipelines read of a process from /proc: its memory (status) and its CPU time (stat). */
+/** What the pipelines read from /proc: a process's memory (status) and CPU time (stat), a core's time (/proc/stat). */
 public final class ProcFiles {
     private ProcFiles() {}
 
@@ -24,5 +24,24 @@ public final class ProcFiles {
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         // After the command: state is field 3, utime 14 and stime 15 (1-based) of the whole line.
         return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+    }
+
+    /**
+     * A core's time so far from /proc/stat, in clock ticks: {busy, all}. Busy is all but idle and iowait; guest time
+     * is left out of both, since the kernel counts it in user time already.
+     */
+    public static long[] coreTicks(int core) throws IOException {
+        String prefix = "cpu" + core + " ";
+        for (String line : Files.readAllLines(Path.of("/proc/stat"))) {
+            if (line.startsWith(prefix)) {
+                String[] f = line.substring(prefix.length()).trim().split(" +");
+                long all = 0;
+                for (int i = 0; i < 8; i++) { // user nice system idle iowait irq softirq steal
+                    all += Long.parseLong(f[i]);
+                }
+                return new long[] {all - Long.parseLong(f[3]) - Long.parseLong(f[4]), all};
+            }
+        }
+        throw new IOException("/proc/stat has no cpu" + core);
     }
 }

@@ -21,9 +21,12 @@ final class Calibration {
                 "Calibration at %d agents: watchers / real agents (1.00 = the same; the bar is within 10%%). CPU is in CPU seconds: "
                         + "real agents (JVMs starting on one core) take longer to list than the watchers, for the same work. The profile's "
                         + "own CPU leaves out what the API server spends anyway over as long (the fleet's idle rate) and the garbage "
-                        + "collector's marking on idle time (Go: not compulsory), both of which grow with the profile's length.%n%n"
-                        + "| profile | API CPU s | the profile's own API CPU s | deliveries/s | bytes/event | pod lists from etcd | API RSS |%n"
-                        + "|---|---:|---:|---:|---:|---:|---:|%n", agents));
+                        + "collector's marking on idle time (Go: not compulsory), both of which grow with the profile's length. "
+                        + "The harness's core busy near 1.00 means the real agents on it were starved: they read late, and "
+                        + "what that costs the API server is this machine's, not a real cluster's.%n%n"
+                        + "| profile | API CPU s | the profile's own API CPU s | deliveries/s | bytes/event | pod lists from etcd | API RSS "
+                        + "| harness core busy |%n"
+                        + "|---|---:|---:|---:|---:|---:|---:|---:|%n", agents));
         Optional<SwarmRow> wIdle = find(rows, agents, WATCHERS, "idle");
         Optional<SwarmRow> rIdle = find(rows, agents, AGENTS, "idle");
         for (String profile : List.of("start", "idle", "churn")) {
@@ -36,10 +39,11 @@ final class Calibration {
             ControlPlaneReading.Cost c = r.get().cost();
             String own = profile.equals("idle") || wIdle.isEmpty() || rIdle.isEmpty() ? "-"
                     : ratio("%.1f", ownCpu(a, wIdle.get().cost()), ownCpu(c, rIdle.get().cost()));
-            b.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %.0f / %.0f | %.0f / %.0f MiB |%n", profile,
+            b.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %.0f / %.0f | %.0f / %.0f MiB | %s / %s |%n", profile,
                     ratio("%.1f", a.apiCores() * a.seconds(), c.apiCores() * c.seconds()), own,
                     ratio("%,.0f", a.deliveries(), c.deliveries()), ratio("%,.0f", a.bytesPerEvent(), c.bytesPerEvent()),
-                    a.podStorageLists(), c.podStorageLists(), a.apiRss() / 1048576.0, c.apiRss() / 1048576.0));
+                    a.podStorageLists(), c.podStorageLists(), a.apiRss() / 1048576.0, c.apiRss() / 1048576.0,
+                    SwarmTable.share(a.harnessBusy()), SwarmTable.share(c.harnessBusy())));
         }
         return b.toString();
     }

@@ -8,17 +8,19 @@ import java.util.TreeMap;
 
 /**
  * The control plane at one moment, as the figures need it: kube-apiserver's and etcd's CPU time and
- * memory (from /proc) and the API server's own metrics. Two readings make a profile's figures
+ * memory (from /proc) and the API server's own metrics; and the harness's core's time, since a harness
+ * that leaves its core no idle time is starving the agents on it. Two readings make a profile's figures
  * ({@link #until}).
  */
-record ControlPlaneReading(long nanos, double apiCpu, double etcdCpu, long apiRss, long apiPeakRss, long etcdRss, String metrics) {
+record ControlPlaneReading(long nanos, double apiCpu, double etcdCpu, long apiRss, long apiPeakRss, long etcdRss, long[] harnessTicks,
+        String metrics) {
 
     static ControlPlaneReading now(BenchApiServer api) {
         long apiPid = api.controlPlane().pid("kube-apiserver").orElseThrow();
         long etcdPid = api.controlPlane().pid("etcd").orElseThrow();
         String metrics = api.admin().raw("/metrics");
         return new ControlPlaneReading(System.nanoTime(), cpuSeconds(apiPid), cpuSeconds(etcdPid), status(apiPid, "VmRSS:"),
-                status(apiPid, "VmHWM:"), status(etcdPid, "VmRSS:"), metrics == null ? "" : metrics);
+                status(apiPid, "VmHWM:"), status(etcdPid, "VmRSS:"), readHarnessTicks(), metrics == null ? "" : metrics);
     }
 
     /** What happened between this reading and {@code later}. */
@@ -34,7 +36,12 @@ record ControlPlaneReading(long nanos, double apiCpu, double etcdCpu, long apiRs
                 events / seconds, sized > 0 ? eventBytes / sized : Double.NaN,
                 delta(later, "apiserver_terminated_watchers_total"), PromText.quantile(writes, 0.99), PromText.quantile(lists, 0.99),
                 delta(later, "go_cpu_classes_gc_mark_idle_cpu_seconds_total") / seconds,
-                delta(later, "apiserver_storage_list_total", l -> l.contains("resource=\"pods\"")));
+                delta(later, "apiserver_storage_list_total", l -> l.contains("resource=\"pods\"")),
+                share(later.harnessTicks[0] - harnessTicks[0], later.harnessTicks[1] - harnessTicks[1]));
+    }
+
+    private static double share(long busy, long all) {
+        return all > 0 ? (double) busy / all : Double.NaN;
     }
 
     /**
@@ -53,10 +60,13 @@ record ControlPlaneReading(long nanos, double apiCpu, double etcdCpu, long apiRs
      * @param podStorageLists pod lists (pages) the API server served from etcd rather than its watch cache: a page whose
      *                       snapshot the cache no longer holds (the apiserver's own object count lists pods from etcd
      *                       once a minute too)
+     * @param harnessBusy    the share of the harness's core that was busy: near 1, the real agents and the watchers
+     *                       on it were starved, and their latencies (and how they read) are the machine's, not the
+     *                       API server's
      */
     record Cost(double seconds, double apiCores, double etcdCores, long apiRss, long apiPeakRss, long etcdRss, double watches,
             double deliveries, double bytesPerEvent, double terminated, double writeP99, double listP99, double idleGcCores,
-            double podStorageLists) {
+            double podStorageLists, double harnessBusy) {
 
         /** The API server's CPU seconds over the profile, but for the garbage collector's idle-time marking. */
         double compulsoryApiCpu() {
@@ -86,6 +96,14 @@ record ControlPlaneReading(long nanos, double apiCpu, double etcdCpu, long apiRs
             return ProcFiles.cpuSeconds(pid);
         } catch (IOException e) {
             throw new IllegalStateException("cannot read /proc/" + pid + "/stat", e);
+        }
+    }
+
+    private static long[] readHarnessTicks() {
+        try {
+            return ProcFiles.coreTicks(CpuPinning.HARNESS);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read /proc/stat", e);
         }
     }
 

@@ -11,6 +11,10 @@ import java.io.IOException;
  * thread now, and the threads they start inherit it.
  */
 final class CpuPinning {
+    static final int CONTROL_PLANE = 0;
+    /** Where the harness runs: the swarm, the load generator, the real agents. What it leaves idle is read per profile. */
+    static final int HARNESS = 1;
+
     private CpuPinning() {}
 
     static boolean possible() {

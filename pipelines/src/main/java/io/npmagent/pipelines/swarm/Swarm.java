@@ -75,14 +75,15 @@ final class Swarm implements Fleet {
         return Duration.ofNanos(System.nanoTime() - t0);
     }
 
-    private static Duration restartBatch(List<Watcher> batch, Consumer<Watcher> how, Duration limit) throws InterruptedException {
+    private Duration restartBatch(List<Watcher> batch, Consumer<Watcher> how, Duration limit) throws InterruptedException {
         long t0 = System.nanoTime();
         batch.forEach(how);
         long end = t0 + limit.toNanos();
         while (!batch.stream().allMatch(Watcher::inSync)) {
             if (System.nanoTime() > end) {
                 long behind = batch.stream().filter(w -> !w.inSync()).count();
-                throw new IllegalStateException(behind + " of " + batch.size() + " watchers not in sync after " + limit.toSeconds() + " s");
+                throw new IllegalStateException(behind + " of " + batch.size() + " watchers not in sync after " + limit.toSeconds()
+                        + " s; the swarm's failed requests so far: " + stats.failures());
             }
             Thread.sleep(20);
         }

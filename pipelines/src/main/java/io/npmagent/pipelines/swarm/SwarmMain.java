@@ -117,10 +117,10 @@ public final class SwarmMain implements Callable<Integer> {
             var cp = cluster.api.controlPlane();
             // Pinned once the cluster is made (making it uses both cores): from here on what the API server
             // and etcd spend is core 0's, and what the swarm, the load and the agent spend core 1's.
-            CpuPinning.pin(ProcessHandle.current().pid(), 1);
-            CpuPinning.pin(cp.pid("kube-controller-manager").orElseThrow(), 1);
-            CpuPinning.pin(cp.pid("kube-apiserver").orElseThrow(), 0);
-            CpuPinning.pin(cp.pid("etcd").orElseThrow(), 0);
+            CpuPinning.pin(ProcessHandle.current().pid(), CpuPinning.HARNESS);
+            CpuPinning.pin(cp.pid("kube-controller-manager").orElseThrow(), CpuPinning.HARNESS);
+            CpuPinning.pin(cp.pid("kube-apiserver").orElseThrow(), CpuPinning.CONTROL_PLANE);
+            CpuPinning.pin(cp.pid("etcd").orElseThrow(), CpuPinning.CONTROL_PLANE);
             int procs = CpuPinning.awaitGomaxprocs(cluster.api);
             FakeNodes.create(cluster.api, 1, most);
             stdout.printf(Locale.ROOT, "# cluster made in %.0f s; %d Nodes; kube-apiserver on one core with GOMAXPROCS=%d; the real agent (%s) starts%n",

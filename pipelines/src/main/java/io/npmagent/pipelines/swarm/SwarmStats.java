@@ -1,6 +1,10 @@
 package io.npmagent.pipelines.swarm;
 
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Collectors;
 
 /** What every watcher of a swarm counts, summed: read between two moments, it is a profile's figures. */
 final class SwarmStats {
@@ -14,6 +18,20 @@ final class SwarmStats {
     final LongAdder rewatches = new LongAdder();
     /** Requests that failed or were refused, tried again a second later. */
     final LongAdder errors = new LongAdder();
+    /** Of {@link #errors}, how many of each kind ("list page 410", "watch broken", ...): why a start does not end. */
+    private final Map<String, LongAdder> failures = new ConcurrentHashMap<>();
+
+    void failed(String what) {
+        errors.increment();
+        failures.computeIfAbsent(what, k -> new LongAdder()).increment();
+    }
+
+    /** Every kind of failure so far and its count, by kind: "list page 410: 12, watch 500: 1", or "none". */
+    String failures() {
+        Map<String, Long> sorted = new TreeMap<>();
+        failures.forEach((k, v) -> sorted.put(k, v.sum()));
+        return sorted.isEmpty() ? "none" : sorted.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue()).collect(Collectors.joining(", "));
+    }
 
     record Snapshot(long events, long eventBytes, long listPages, long listBytes, long relists, long rewatches, long errors) {
         Snapshot minus(Snapshot o) {

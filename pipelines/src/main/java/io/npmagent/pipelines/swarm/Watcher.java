@@ -154,12 +154,13 @@ final class Watcher {
                 if (err == null && page.status == 429) {
                     // Refused for load: the page is asked again after the server's Retry-After, as the agent's
                     // PagedListerWatcher does, not the list.
-                    stats.errors.increment();
+                    stats.failed("list page 429");
                     retries.schedule(() -> list(cont), page.retryAfterSeconds, TimeUnit.SECONDS);
                     return;
                 }
                 if (err != null || page.status != 200) {
-                    stats.errors.increment();
+                    // A continue token older than etcd's last compaction is 410 Gone: the list starts over.
+                    stats.failed(err != null ? "list page broken (" + err.getClass().getSimpleName() + ")" : "list page " + page.status);
                     later(() -> list(null));
                     return;
                 }
@@ -172,7 +173,7 @@ final class Watcher {
                         resourceVersion = page.resourceVersion();
                     }
                 } catch (RuntimeException e) {
-                    stats.errors.increment();
+                    stats.failed("list page unreadable");
                     later(() -> list(null));
                     return;
                 }
@@ -195,7 +196,7 @@ final class Watcher {
             c.sendAsync(api.get(informer.path() + "?" + query, ApiAccess.JSON), info -> {
                 stream.status = info.statusCode();
                 if (info.headers().firstValue("content-encoding").isPresent()) {
-                    stats.errors.increment(); // the scanner reads plain JSON lines: a compressed watch would go uncounted
+                    stats.failed("watch compressed"); // the scanner reads plain JSON lines: a compressed watch would go uncounted
                 }
                 if (info.statusCode() == 200 && !counted) {
                     counted = true;
@@ -216,7 +217,7 @@ final class Watcher {
                     }
                     list(null);
                 } else if (err != null || stream.status != 200) {
-                    stats.errors.increment();
+                    stats.failed(err != null ? "watch broken (" + err.getClass().getSimpleName() + ")" : "watch " + stream.status);
                     later(this::watch);
                 } else {
                     stats.rewatches.increment();

@@ -22,6 +22,6 @@ class CalibrationTest {
     }
 
     private static ControlPlaneReading.Cost cost(double seconds, double apiCores, double idleGcCores) {
-        return new ControlPlaneReading.Cost(seconds, apiCores, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, idleGcCores, 0);
+        return new ControlPlaneReading.Cost(seconds, apiCores, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, idleGcCores, 0, 0);
     }
 }
