@@ -27,10 +27,19 @@ public final class ProcFiles {
     }
 
     /**
-     * A core's time so far from /proc/stat, in clock ticks: {busy, all}. Busy is all but idle and iowait; guest time
-     * is left out of both, since the kernel counts it in user time already.
+     * A core's time so far, in clock ticks: busy is all but idle and iowait; guest time is left out of both, since the
+     * kernel counts it in user time already.
      */
-    public static long[] coreTicks(int core) throws IOException {
+    public record CoreTicks(long busy, long all) {
+        /** The share of the time from {@code earlier} to this that the core was busy (NaN if no tick passed). */
+        public double busyShareSince(CoreTicks earlier) {
+            long all = this.all - earlier.all;
+            return all > 0 ? (double) (busy - earlier.busy) / all : Double.NaN;
+        }
+    }
+
+    /** A core's time so far, from /proc/stat. */
+    public static CoreTicks coreTicks(int core) throws IOException {
         String prefix = "cpu" + core + " ";
         for (String line : Files.readAllLines(Path.of("/proc/stat"))) {
             if (line.startsWith(prefix)) {
@@ -39,7 +48,7 @@ public final class ProcFiles {
                 for (int i = 0; i < 8; i++) { // user nice system idle iowait irq softirq steal
                     all += Long.parseLong(f[i]);
                 }
-                return new long[] {all - Long.parseLong(f[3]) - Long.parseLong(f[4]), all};
+                return new CoreTicks(all - Long.parseLong(f[3]) - Long.parseLong(f[4]), all);
             }
         }
         throw new IOException("/proc/stat has no cpu" + core);

@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * that leaves its core no idle time is starving the agents on it. Two readings make a profile's figures
  * ({@link #until}).
  */
-record ControlPlaneReading(long nanos, double apiCpu, double etcdCpu, long apiRss, long apiPeakRss, long etcdRss, long[] harnessTicks,
+record ControlPlaneReading(long nanos, double apiCpu, double etcdCpu, long apiRss, long apiPeakRss, long etcdRss, ProcFiles.CoreTicks harness,
         String metrics) {
 
     static ControlPlaneReading now(BenchApiServer api) {
@@ -37,11 +37,7 @@ record ControlPlaneReading(long nanos, double apiCpu, double etcdCpu, long apiRs
                 delta(later, "apiserver_terminated_watchers_total"), PromText.quantile(writes, 0.99), PromText.quantile(lists, 0.99),
                 delta(later, "go_cpu_classes_gc_mark_idle_cpu_seconds_total") / seconds,
                 delta(later, "apiserver_storage_list_total", l -> l.contains("resource=\"pods\"")),
-                share(later.harnessTicks[0] - harnessTicks[0], later.harnessTicks[1] - harnessTicks[1]));
-    }
-
-    private static double share(long busy, long all) {
-        return all > 0 ? (double) busy / all : Double.NaN;
+                later.harness.busyShareSince(harness));
     }
 
     /**
@@ -99,7 +95,7 @@ record ControlPlaneReading(long nanos, double apiCpu, double etcdCpu, long apiRs
         }
     }
 
-    private static long[] readHarnessTicks() {
+    private static ProcFiles.CoreTicks readHarnessTicks() {
         try {
             return ProcFiles.coreTicks(CpuPinning.HARNESS);
         } catch (IOException e) {

@@ -16,13 +16,13 @@ final class SwarmStats {
     final LongAdder relists = new LongAdder();
     /** Watches that ended (their timeout, or the server closing them) and were opened again from the last resourceVersion. */
     final LongAdder rewatches = new LongAdder();
-    /** Requests that failed or were refused, tried again a second later. */
-    final LongAdder errors = new LongAdder();
-    /** Of {@link #errors}, how many of each kind ("list page 410", "watch broken", ...): why a start does not end. */
+    /**
+     * Requests that failed or were refused (and were tried again), by kind ("list page 410", "watch broken", ...):
+     * their sum is a profile's errors, the kinds say why a start does not end.
+     */
     private final Map<String, LongAdder> failures = new ConcurrentHashMap<>();
 
     void failed(String what) {
-        errors.increment();
         failures.computeIfAbsent(what, k -> new LongAdder()).increment();
     }
 
@@ -41,6 +41,7 @@ final class SwarmStats {
     }
 
     Snapshot snapshot() {
-        return new Snapshot(events.sum(), eventBytes.sum(), listPages.sum(), listBytes.sum(), relists.sum(), rewatches.sum(), errors.sum());
+        return new Snapshot(events.sum(), eventBytes.sum(), listPages.sum(), listBytes.sum(), relists.sum(), rewatches.sum(),
+                failures.values().stream().mapToLong(LongAdder::sum).sum());
     }
 }

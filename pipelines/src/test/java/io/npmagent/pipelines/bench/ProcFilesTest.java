@@ -10,16 +10,16 @@ class ProcFilesTest {
 
     @Test
     void aCoresTicksGrowAndItsBusyTimeIsPartOfThem() throws Exception {
-        long[] before = ProcFiles.coreTicks(0);
+        ProcFiles.CoreTicks before = ProcFiles.coreTicks(0);
         long end = System.nanoTime() + 300_000_000L;
         while (System.nanoTime() < end) {
             Thread.onSpinWait(); // some time passes on every core, busy or idle
         }
-        long[] after = ProcFiles.coreTicks(0);
-        assertThat(before[0]).isBetween(0L, before[1]);
-        assertThat(after[0]).isBetween(before[0], after[1]);
+        ProcFiles.CoreTicks after = ProcFiles.coreTicks(0);
+        assertThat(before.busy()).isBetween(0L, before.all());
+        assertThat(after.busy()).isBetween(before.busy(), after.all());
         // A core's fields, busy and idle together, follow the wall clock: 300 ms is 30 ticks at USER_HZ 100.
-        assertThat(after[1] - before[1]).isGreaterThanOrEqualTo(15);
+        assertThat(after.all() - before.all()).isGreaterThanOrEqualTo(15);
     }
 
     @Test
