@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
+import io.npmagent.harness.controlplane.ControlPlane;
 import io.npmagent.harness.controlplane.NetworkPolicyApi;
 import io.npmagent.harness.process.Await;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -179,7 +180,7 @@ class KubeLoopApiServerTest {
     }
 
     @Test
-    void aClusterOfManyPagesIsListedWhole() throws Exception {
+    void aClusterOfManyPodsIsListedWholeInOneRequest() throws Exception {
         create(namespace("x", "team", "a"));
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
@@ -199,8 +200,12 @@ class KubeLoopApiServerTest {
         awaitConverged();
         assertThat(backend.state().pods()).hasSize(24);
         assertThat(backend.state().addresses()).hasSize(2345);
-        assertThat(cluster.controlPlane().audited()).as("pods listed in pages of 2,000")
-                .filteredOn(r -> r.verb().equals("list") && r.resource().equals("pods") && r.uri().contains("continue=")).hasSize(1);
+        assertThat(cluster.controlPlane().audited()).as("pods listed whole in one request, at any version")
+                .filteredOn(r -> r.verb().equals("list") && r.resource().equals("pods")).extracting(ControlPlane.Audited::uri)
+                .containsExactly("/api/v1/pods?resourceVersion=0");
+        assertThat(cluster.controlPlane().audited()).as("namespaces in pages")
+                .filteredOn(r -> r.verb().equals("list") && r.resource().equals("namespaces")).extracting(ControlPlane.Audited::uri)
+                .allMatch(uri -> uri.contains("limit=500"));
     }
 
     /** Lists of {@code resource} the agent's ServiceAccount made, by the audit log. */

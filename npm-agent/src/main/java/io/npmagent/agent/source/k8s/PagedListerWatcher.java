@@ -15,35 +15,24 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 
 /**
- * Lists a kind cluster-wide in pages and slims each page as it arrives, so that listing 100,000 pods
- * never holds 100,000 full pods at once; watches from where the list ended. The reflector above it
- * relists whenever a watch ends in error or its resource version has expired (410 Gone).
+ * Lists a kind cluster-wide and watches from where the list ended. The list is in pages, each slimmed as
+ * it arrives, so that listing 100,000 objects never holds 100,000 full ones at once; or, for a kind whose
+ * whole list can be read as it streams in ({@link WholeLister}: pods, {@link ProtoPodList}), in one request.
+ * The reflector above it relists whenever a watch ends in error or its resource version has expired (410 Gone).
  */
 final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesListObject> implements ListerWatcher<T, L> {
     /** A page of a kind whose pages come as JSON: a JSON page is held whole, as text and as a tree, while it is decoded. */
     static final int PAGE = 500;
-    /**
-     * A page of pods. kube-apiserver (v1.34) serves each next page from its watch cache by reading every
-     * object from the continue key to the end and keeping the first {@code limit}: a list of n pods in
-     * pages of p reads about n²/2p objects. At 100,000 pods in pages of 500 that was half the list's cost
-     * (10.2 CPU seconds an agent; 5.9 in pages of 2,000, the swarm pipeline measured). A larger page weighs
-     * more in the API server's priority and fairness, where all agents share one flow, so more pages are
-     * refused when many agents start at once; since a refused page is asked again rather than the list
-     * ({@link #page}), 300 agents starting at once got in sync in 168 s in pages of 2,000 (224 s in pages
-     * of 500 before; without the retry, never). Pods come as protobuf, about 1.5 KB each: a page decoded
-     * is some 30 MB held for a moment, beside the agent's 276 MiB live at 150,000 pods.
-     */
-    static final int POD_PAGE = 2_000;
-    /** Refusals of one page (429) waited out before the list fails and the reflector relists. */
+    /** Refusals of one request (429) waited out before the list fails and the reflector relists. */
     static final int MAX_REFUSALS = 30;
     static final long MAX_RETRY_AFTER_S = 10;
 
     private final GenericKubernetesApi<T, L> api;
     private final AccessDenials.For access;
+    private final WholeLister<L> whole;
     private final PageLister<L> pages;
     private final UnaryOperator<T> slim;
     private final ListAssembler<T, L> assemble;
-    private final int pageSize;
 
     /** Builds a list object of the kind from the slimmed items and the last page's metadata. */
     interface ListAssembler<T, L> {
@@ -55,16 +44,21 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
         L page(String resourceVersion, String resourceVersionMatch, String continueToken, int limit, Integer timeoutSeconds) throws ApiException;
     }
 
-    PagedListerWatcher(GenericKubernetesApi<T, L> api, PageLister<L> pages, AccessDenials.For access, UnaryOperator<T> slim,
-            ListAssembler<T, L> assemble) {
-        this(api, pages, access, slim, assemble, PAGE);
+    /** The kind's whole list in one request, its items slimmed as they are read; null when this server cannot give it so (then pages). */
+    interface WholeLister<L> {
+        L list(String resourceVersion, Integer timeoutSeconds) throws ApiException;
     }
 
-    /** @param pageSize how many objects a page asks for ({@link #PAGE}, {@link #POD_PAGE}) */
     PagedListerWatcher(GenericKubernetesApi<T, L> api, PageLister<L> pages, AccessDenials.For access, UnaryOperator<T> slim,
-            ListAssembler<T, L> assemble, int pageSize) {
-        this.pageSize = pageSize;
+            ListAssembler<T, L> assemble) {
+        this(api, null, pages, access, slim, assemble);
+    }
+
+    /** @param whole asked first for every list; {@code pages} only once it has answered null */
+    PagedListerWatcher(GenericKubernetesApi<T, L> api, WholeLister<L> whole, PageLister<L> pages, AccessDenials.For access, UnaryOperator<T> slim,
+            ListAssembler<T, L> assemble) {
         this.api = api;
+        this.whole = whole;
         this.pages = pages;
         this.access = access;
         this.slim = slim;
@@ -74,7 +68,10 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
     @Override
     public L list(CallGeneratorParams params) throws ApiException {
         try {
-            L list = listPages(params);
+            L list = whole == null ? null : askedAgainWhileRefused(() -> whole.list(params.resourceVersion, params.timeoutSeconds));
+            if (list == null) {
+                list = listPages(params);
+            }
             access.succeeded("list");
             return list;
         } catch (ApiException e) {
@@ -90,17 +87,16 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
         // same (any state there is) and is served from the cache in pages. A relist from a version X (with a
         // limit: exactly X, from etcd, in pages) is sent as it is: etcd answers 410 Gone once X is compacted,
         // and the reflector then asks for "" (the latest), which is sent as no version at all.
-        String version = params.resourceVersion;
-        String match = null;
-        if ("0".equals(version)) {
-            version = "1";
-            match = "NotOlderThan";
-        } else if (version != null && version.isEmpty()) {
-            version = null;
-        }
+        String asked = params.resourceVersion;
+        boolean any = "0".equals(asked);
+        String version = any ? "1" : asked == null || asked.isEmpty() ? null : asked;
+        String match = any ? "NotOlderThan" : null;
         String next = null;
         while (true) {
-            L list = page(version, match, next, params.timeoutSeconds);
+            String from = next;
+            // A continue token carries the list's resource version; the two may not be sent together.
+            L list = askedAgainWhileRefused(() -> from == null ? pages.page(version, match, null, PAGE, params.timeoutSeconds)
+                    : pages.page(null, null, from, PAGE, params.timeoutSeconds));
             for (Object item : list.getItems()) {
                 @SuppressWarnings("unchecked")
                 T typed = (T) item;
@@ -114,18 +110,22 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
         }
     }
 
+    /** One request to the server. */
+    private interface Ask<R> {
+        R ask() throws ApiException;
+    }
+
     /**
-     * One page, asked again while the API server refuses it for load (429: its priority and fairness
-     * queue was full, or the request waited too long in it), after the Retry-After it names. Failing the
-     * list instead would throw away the pages read so far and make the reflector ask for them all again:
-     * in a restart of many agents, more of the load that was refused. Any other failure fails the list.
+     * One request (a page, or a whole list), asked again while the API server refuses it for load (429: its
+     * priority and fairness queue was full, or the request waited too long in it), after the Retry-After it
+     * names. Failing the list instead would throw away the pages read so far and make the reflector ask for
+     * them all again: in a restart of many agents, more of the load that was refused. Any other failure fails
+     * the list.
      */
-    private L page(String version, String match, String next, Integer timeoutSeconds) throws ApiException {
+    private static <R> R askedAgainWhileRefused(Ask<R> request) throws ApiException {
         for (int refused = 0; ; refused++) {
             try {
-                // A continue token carries the list's resource version; the two may not be sent together.
-                return next == null ? pages.page(version, match, null, pageSize, timeoutSeconds)
-                        : pages.page(null, null, next, pageSize, timeoutSeconds);
+                return request.ask();
             } catch (ApiException e) {
                 if (e.getCode() != 429 || refused >= MAX_REFUSALS) {
                     throw e;

@@ -14,7 +14,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** A list read page by page: a page the API server refuses for load is asked again, not the whole list. */
+/**
+ * A list read page by page: a page the API server refuses for load is asked again, not the whole list. A
+ * whole list in one request is asked the same way, and pages follow once it cannot be had.
+ */
 class PagedListerWatcherTest {
     private final List<String> asked = new ArrayList<>();
 
@@ -59,6 +62,37 @@ class PagedListerWatcherTest {
 
         assertThatThrownBy(() -> lister.list(new CallGeneratorParams(false, "0", null))).isInstanceOf(ApiException.class);
         assertThat(asked).hasSize(PagedListerWatcher.MAX_REFUSALS + 1);
+    }
+
+    @Test
+    void aWholeListIsAskedAsTheReflectorAsksAndAgainWhileRefused() throws ApiException {
+        int[] refusals = {2};
+        PagedListerWatcher<V1Namespace, V1NamespaceList> lister = new PagedListerWatcher<>(null, (rv, timeout) -> {
+            asked.add("whole at " + rv);
+            if (refusals[0]-- > 0) {
+                throw new ApiException(429, Map.of("Retry-After", List.of("0")), "");
+            }
+            return page(null, "a", "b");
+        }, (rv, match, next, limit, timeout) -> {
+            throw new AssertionError("no page while the whole list can be had");
+        }, new AccessDenials().of("namespaces"), n -> n, (items, meta) -> new V1NamespaceList().items(items).metadata(meta));
+
+        assertThat(lister.list(new CallGeneratorParams(false, "0", null)).getItems()).extracting(n -> n.getMetadata().getName()).containsExactly("a", "b");
+        assertThat(asked).containsExactly("whole at 0", "whole at 0", "whole at 0");
+    }
+
+    @Test
+    void pagesFollowWhenTheWholeListCannotBeHad() throws ApiException {
+        PagedListerWatcher<V1Namespace, V1NamespaceList> lister = new PagedListerWatcher<>(null, (rv, timeout) -> {
+            asked.add("whole");
+            return null;
+        }, (rv, match, next, limit, timeout) -> {
+            asked.add(next == null ? "first at " + rv + " " + match + " of " + limit : next);
+            return next == null ? page("p2", "a") : page("", "b");
+        }, new AccessDenials().of("namespaces"), n -> n, (items, meta) -> new V1NamespaceList().items(items).metadata(meta));
+
+        assertThat(lister.list(new CallGeneratorParams(false, "0", null)).getItems()).hasSize(2);
+        assertThat(asked).containsExactly("whole", "first at 1 NotOlderThan of " + PagedListerWatcher.PAGE, "p2");
     }
 
     @Test

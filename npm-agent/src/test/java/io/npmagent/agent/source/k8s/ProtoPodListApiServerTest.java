@@ -25,9 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The agent's pods listed in protobuf are, to the model, the pods JSON lists: against a real kube-apiserver,
  * pods of every shape the model reads (labels, bandwidth annotations, named and unnamed ports, sidecars,
- * host network, dual-stack addresses, no address, a terminal phase), in pages.
+ * host network, dual-stack addresses, no address, a terminal phase), in one request at any version, at a
+ * version and at the latest. A refusal comes back as the server's Status, read from protobuf.
  */
-class ProtoPodPagesApiServerTest {
+class ProtoPodListApiServerTest {
     @TempDir
     Path tmp;
 
@@ -57,7 +58,7 @@ class ProtoPodPagesApiServerTest {
             """;
 
     @Test
-    void protobufPagesGiveTheModelTheSamePodsAsJson() throws Exception {
+    void aProtobufListGivesTheModelTheSamePodsAsJson() throws Exception {
         try (TestCluster cluster = TestCluster.start(tmp.resolve("cluster"))) {
             cluster.create(new NamespaceBuilder().withNewMetadata().withName("shop").endMetadata().build(),
                     new NamespaceBuilder().withNewMetadata().withName("jobs").endMetadata().build());
@@ -65,23 +66,21 @@ class ProtoPodPagesApiServerTest {
                 cluster.create(Serialization.unmarshal(json, Pod.class));
             }
             ApiClient client = cluster.agentClient();
-            ProtoPodPages proto = new ProtoPodPages(client, (rv, match, next, limit, timeout) -> {
-                throw new AssertionError("a real kube-apiserver answers in protobuf: no JSON page");
+            List<String> slimmed = new ArrayList<>();
+            ProtoPodList proto = new ProtoPodList(client, p -> {
+                slimmed.add(p.getMetadata().getName());
+                return p;
             });
 
-            List<V1Pod> paged = new ArrayList<>();
-            int pages = 0;
-            String next = null;
-            do {
-                V1PodList page = next == null ? proto.page("1", "NotOlderThan", null, 2, null) : proto.page(null, null, next, 2, null);
-                pages++;
-                paged.addAll(page.getItems());
-                assertThat(page.getMetadata().getResourceVersion()).isNotBlank();
-                next = page.getMetadata().getContinue();
-            } while (next != null);
-            assertThat(pages).as("four pods in pages of two, and the cluster's own").isGreaterThanOrEqualTo(2);
+            V1PodList any = proto.list("0", null);
+            assertThat(any.getMetadata().getResourceVersion()).isNotBlank();
+            assertThat(any.getMetadata().getContinue()).as("one request, no pages").isNull();
+            assertThat(slimmed).as("each pod slimmed as it was read").hasSameSizeAs(any.getItems());
+            assertThat(byName(proto.list(any.getMetadata().getResourceVersion(), null).getItems()).keySet()).as("not older than the list's version")
+                    .isEqualTo(byName(any.getItems()).keySet());
+            assertThat(byName(proto.list("", 30).getItems()).keySet()).as("the latest").isEqualTo(byName(any.getItems()).keySet());
 
-            Map<String, V1Pod> viaProto = byName(paged);
+            Map<String, V1Pod> viaProto = byName(any.getItems());
             Map<String, V1Pod> viaJson = byName(new CoreV1Api(client).listPodForAllNamespaces().execute().getItems());
             assertThat(viaProto.keySet()).containsAll(List.of("shop/web", "shop/host", "shop/pending", "jobs/done")).isEqualTo(viaJson.keySet());
             viaJson.forEach((key, json) -> {
@@ -98,8 +97,8 @@ class ProtoPodPagesApiServerTest {
             assertThat(web.ports()).hasSize(4);
             assertThat(web.annotations()).hasSize(2);
 
-            assertThatThrownBy(() -> proto.page(null, null, "not-a-continue-token", 2, null)).isInstanceOfSatisfying(ApiException.class,
-                    e -> assertThat(e.getCode()).as("the server's Status, read from protobuf").isEqualTo(400));
+            assertThatThrownBy(() -> proto.list("not-a-version", null)).isInstanceOfSatisfying(ApiException.class,
+                    e -> assertThat(e.getCode()).as("the server's Status, read from protobuf: " + e.getMessage()).isEqualTo(400));
         }
     }
 
