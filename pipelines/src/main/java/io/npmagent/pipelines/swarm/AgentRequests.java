@@ -35,7 +35,7 @@ record AgentRequests(String userAgent, List<Informer> informers, List<Poll> gets
      * One collection's list and watch.
      *
      * @param path      the collection, e.g. {@code /api/v1/pods}
-     * @param listQuery the first page's query, exactly
+     * @param listQuery the first page's query, exactly, or the WatchList's
      * @param pageQuery a next page's query with its continue token as {@code {continue}}, or null if the agent never paged
      * @param watchQuery the watch's query, its resourceVersion as {@code {rv}} and its timeoutSeconds as {@code {timeout}}
      * @param listAccept the media type the list asks for: not in the audit log, so as the agent declares it
@@ -44,6 +44,11 @@ record AgentRequests(String userAgent, List<Informer> informers, List<Poll> gets
     record Informer(String path, String listQuery, String pageQuery, String watchQuery, String listAccept) {
         String resource() {
             return resourceOf(path);
+        }
+
+        /** Whether the list is a WatchList: a watch whose initial events are every object, up to a bookmark. */
+        boolean watchList() {
+            return listQuery.contains("sendInitialEvents=true");
         }
 
         /** The first page's limit (500 if it had none): a next page asks for as many when the agent was never seen to page. */
@@ -102,7 +107,12 @@ record AgentRequests(String userAgent, List<Informer> informers, List<Poll> gets
                         continue;
                     }
                     String[] shapes = byPath.computeIfAbsent(path, p -> new String[3]);
-                    if (shapes[2] == null) {
+                    if (query.contains("sendInitialEvents=true")) {
+                        // A WatchList: the agent's list of this collection, every object sent as an event.
+                        if (shapes[0] == null) {
+                            shapes[0] = query;
+                        }
+                    } else if (shapes[2] == null) {
                         shapes[2] = query.replaceAll("resourceVersion=[^&]*", "resourceVersion={rv}")
                                 .replaceAll("timeoutSeconds=[^&]*", "timeoutSeconds={timeout}");
                     }

@@ -39,15 +39,18 @@ final class ListPage {
     /** Bytes on the wire (compressed, when the server compressed). */
     long bytes;
 
+    /** A refusal's Retry-After in seconds, as the agent reads it: 1 without one, at most 10. */
+    static long retryAfterSeconds(java.net.http.HttpHeaders headers) {
+        try {
+            return headers.firstValue("retry-after").map(v -> Math.max(0, Math.min(10, Long.parseLong(v.trim())))).orElse(1L);
+        } catch (NumberFormatException dateOrJunk) {
+            return 1;
+        }
+    }
+
     HttpResponse.BodySubscriber<Void> subscriber(HttpResponse.ResponseInfo info) {
         this.status = info.statusCode();
-        info.headers().firstValue("retry-after").ifPresent(v -> {
-            try {
-                retryAfterSeconds = Math.max(0, Math.min(10, Long.parseLong(v.trim())));
-            } catch (NumberFormatException dateOrJunk) {
-                retryAfterSeconds = 1;
-            }
-        });
+        retryAfterSeconds = retryAfterSeconds(info.headers());
         this.protobuf = info.headers().firstValue("content-type").orElse("").startsWith(ApiAccess.PROTOBUF);
         this.gzipped = info.headers().firstValue("content-encoding").orElse("").equals("gzip");
         if (gzipped) {

@@ -1,5 +1,9 @@
 package io.npmagent.pipelines.swarm;
 
+import io.kubernetes.client.openapi.ApiException;
+import io.npmagent.agent.source.k8s.PodWatchList;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
@@ -9,6 +13,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -18,7 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * One agent-shaped watcher: a node's agent as the API server sees it. Its own connection, the agent's
  * token and User-Agent, and the agent's requests replayed ({@link AgentRequests}): each collection
- * listed page by page, then watched from the list's resourceVersion; a watch that ends is opened again
+ * listed page by page (or read as a WatchList, up to the bookmark that ends its initial events), then
+ * watched from the list's resourceVersion; a watch that ends is opened again
  * from the last resourceVersion read, one that answers 410 Gone is a relist, as client-java's reflector
  * does. It reads every byte and counts events ({@link WatchEventScanner}); a timing watcher also notes
  * when each pod event arrived ({@link DeliveryLog}). {@link #pause} stops reading, as a long GC pause
@@ -26,6 +33,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Watcher {
     private static final String PODS = "pods";
+    /** Threads that read WatchLists' initial events, blocking; one a list at a time, only while it is read. */
+    private static final ExecutorService READERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "swarm-watch-list");
+        t.setDaemon(true);
+        return t;
+    });
 
     private final ApiAccess api;
     private final AgentRequests requests;
@@ -136,6 +149,10 @@ final class Watcher {
             if (!current()) {
                 return;
             }
+            if (informer.watchList()) {
+                watchList();
+                return;
+            }
             String query = cont == null ? informer.listQuery()
                     : informer.pageQuery() != null ? informer.pageQuery().replace("{continue}", URLEncoder.encode(cont, StandardCharsets.UTF_8))
                     : "limit=" + informer.limit() + "&continue=" + URLEncoder.encode(cont, StandardCharsets.UTF_8);
@@ -183,6 +200,67 @@ final class Watcher {
                     watch();
                 }
             });
+        }
+
+        /** The agent's WatchList: every object as an event up to the bookmark that ends them, counted as it is read, then the watch. */
+        private void watchList() {
+            HttpClient c = client;
+            if (c == null) {
+                return;
+            }
+            var exchange = c.sendAsync(api.get(informer.path() + "?" + informer.listQuery(), informer.listAccept()), HttpResponse.BodyHandlers.ofInputStream());
+            pages.add(exchange);
+            exchange.whenComplete((r, err) -> {
+                pages.remove(exchange);
+                if (err != null) {
+                    if (current()) {
+                        stats.failed("watch list broken (" + err.getClass().getSimpleName() + ")");
+                        later(() -> list(null));
+                    }
+                    return;
+                }
+                READERS.execute(() -> readWatchList(r));
+            });
+        }
+
+        /** Reads a WatchList's initial events on a thread of its own (the stream is read blocking), then watches from its bookmark. */
+        private void readWatchList(HttpResponse<InputStream> r) {
+            try (InputStream in = r.body()) {
+                if (!current()) {
+                    return;
+                }
+                if (r.statusCode() == 429) {
+                    stats.failed("watch list 429"); // refused for load: asked again after Retry-After, as the agent's PagedListerWatcher does
+                    retries.schedule(() -> list(null), ListPage.retryAfterSeconds(r.headers()), TimeUnit.SECONDS);
+                    return;
+                }
+                if (r.statusCode() != 200) {
+                    stats.failed("watch list " + r.statusCode());
+                    later(() -> list(null));
+                    return;
+                }
+                long[] bytes = {0};
+                String version = PodWatchList.initialEvents(in, raw -> {
+                    if (!current()) {
+                        throw new IOException("abandoned by a restart");
+                    }
+                    bytes[0] += raw.size();
+                });
+                stats.listPages.increment();
+                stats.listBytes.add(bytes[0]);
+                resourceVersion = Long.parseLong(version);
+                watch();
+            } catch (ApiException e) {
+                if (current()) {
+                    stats.failed("watch list " + e.getCode());
+                    later(() -> list(null));
+                }
+            } catch (IOException | RuntimeException e) {
+                if (current()) {
+                    stats.failed("watch list broken (" + e.getClass().getSimpleName() + ")");
+                    later(() -> list(null));
+                }
+            }
         }
 
         void watch() {

@@ -43,7 +43,7 @@ class SwarmSmokeKernelTest {
 
         JsonObject start = row(rows, 4, "start");
         assertThat(start.get("sync").getAsDouble()).as("three watchers in sync").isPositive();
-        assertThat(start.getAsJsonObject("swarm").get("listPages").getAsLong()).as("a page of the 600 pods and one of each other kind, per watcher")
+        assertThat(start.getAsJsonObject("swarm").get("listPages").getAsLong()).as("the WatchList of the 600 pods and a page of each other kind, per watcher")
                 .isGreaterThanOrEqualTo(3 * 4);
         assertThat(start.getAsJsonObject("cost").get("watches").getAsDouble()).as("four watches more per watcher")
                 .isEqualTo(row(rows, 1, "start").getAsJsonObject("cost").get("watches").getAsDouble() + 3 * 4);

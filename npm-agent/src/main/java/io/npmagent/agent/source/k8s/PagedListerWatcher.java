@@ -17,7 +17,7 @@ import java.util.function.UnaryOperator;
 /**
  * Lists a kind cluster-wide and watches from where the list ended. The list is in pages, each slimmed as
  * it arrives, so that listing 100,000 objects never holds 100,000 full ones at once; or, for a kind whose
- * whole list can be read as it streams in ({@link WholeLister}: pods, {@link ProtoPodList}), in one request.
+ * whole list can be read as one stream ({@link WholeLister}: pods, as a WatchList, {@link PodWatchList}), in one request.
  * The reflector above it relists whenever a watch ends in error or its resource version has expired (410 Gone).
  */
 final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesListObject> implements ListerWatcher<T, L> {

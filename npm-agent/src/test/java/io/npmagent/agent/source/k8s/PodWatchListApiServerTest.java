@@ -25,10 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The agent's pods listed in protobuf are, to the model, the pods JSON lists: against a real kube-apiserver,
  * pods of every shape the model reads (labels, bandwidth annotations, named and unnamed ports, sidecars,
- * host network, dual-stack addresses, no address, a terminal phase), in one request at any version, at a
+ * host network, dual-stack addresses, no address, a terminal phase), as a WatchList at any version, at a
  * version and at the latest. A refusal comes back as the server's Status, read from protobuf.
  */
-class ProtoPodListApiServerTest {
+class PodWatchListApiServerTest {
     @TempDir
     Path tmp;
 
@@ -58,7 +58,7 @@ class ProtoPodListApiServerTest {
             """;
 
     @Test
-    void aProtobufListGivesTheModelTheSamePodsAsJson() throws Exception {
+    void aProtobufWatchListGivesTheModelTheSamePodsAsJson() throws Exception {
         try (TestCluster cluster = TestCluster.start(tmp.resolve("cluster"))) {
             cluster.create(new NamespaceBuilder().withNewMetadata().withName("shop").endMetadata().build(),
                     new NamespaceBuilder().withNewMetadata().withName("jobs").endMetadata().build());
@@ -67,7 +67,7 @@ class ProtoPodListApiServerTest {
             }
             ApiClient client = cluster.agentClient();
             List<String> slimmed = new ArrayList<>();
-            ProtoPodList proto = new ProtoPodList(client, p -> {
+            PodWatchList proto = new PodWatchList(client, p -> {
                 slimmed.add(p.getMetadata().getName());
                 return p;
             });
@@ -98,7 +98,10 @@ class ProtoPodListApiServerTest {
             assertThat(web.annotations()).hasSize(2);
 
             assertThatThrownBy(() -> proto.list("not-a-version", null)).isInstanceOfSatisfying(ApiException.class,
-                    e -> assertThat(e.getCode()).as("the server's Status, read from protobuf: " + e.getMessage()).isEqualTo(400));
+                    e -> {
+                        assertThat(e.getCode()).as("the server's Status, read from protobuf: " + e.getMessage()).isEqualTo(500);
+                        assertThat(e.getResponseBody()).contains("resourceVersion: Invalid value: \"not-a-version\"");
+                    });
         }
     }
 
