@@ -105,7 +105,11 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
         try (Response response = client.getHttpClient().newCall(request).execute()) {
             ResponseBody body = response.body();
             String type = response.header("Content-Type", "");
-            if (response.code() == 422 || !type.startsWith("application/vnd.kubernetes.protobuf")) {
+            // Only a server that answered, and not with a protobuf WatchList, is one that cannot give it. A
+            // refusal for load (429, in plain text from priority and fairness) or any other failure is not:
+            // the list is asked again as a WatchList.
+            boolean unserved = response.code() == 422 || response.isSuccessful() && !type.startsWith("application/vnd.kubernetes.protobuf");
+            if (unserved) {
                 served = false;
                 LOG.log(System.Logger.Level.WARNING, "the API server gave no WatchList of pods in protobuf (HTTP {0}, {1}): pods are listed in JSON pages from now on",
                         response.code(), type);
