@@ -46,7 +46,7 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
 
     /** The kind's whole list in one request, its items slimmed as they are read; null when this server cannot give it so (then pages). */
     interface WholeLister<L> {
-        L list(String resourceVersion, Integer timeoutSeconds) throws ApiException;
+        L list(String resourceVersion) throws ApiException;
     }
 
     PagedListerWatcher(GenericKubernetesApi<T, L> api, PageLister<L> pages, AccessDenials.For access, UnaryOperator<T> slim,
@@ -68,7 +68,7 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
     @Override
     public L list(CallGeneratorParams params) throws ApiException {
         try {
-            L list = whole == null ? null : askedAgainWhileRefused(() -> whole.list(params.resourceVersion, params.timeoutSeconds));
+            L list = whole == null ? null : askedAgainWhileRefused(() -> whole.list(params.resourceVersion));
             if (list == null) {
                 list = listPages(params);
             }

@@ -83,11 +83,12 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
     }
 
     /**
-     * @param resourceVersion as the reflector asks: "0" (any), a version (not older than it), or ""/null (the latest)
+     * @param resourceVersion as the reflector asks: "0" (any), a version (not older than it), or ""/null (the latest).
+     *                        No timeout: a WatchList is a watch, and ends when its bookmark has been read
      * @return every pod, its version the bookmark's; or null once the server has not given a WatchList in protobuf
      */
     @Override
-    public V1PodList list(String resourceVersion, Integer timeoutSeconds) throws ApiException {
+    public V1PodList list(String resourceVersion) throws ApiException {
         if (!served) {
             return null;
         }

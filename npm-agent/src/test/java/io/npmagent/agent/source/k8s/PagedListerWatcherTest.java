@@ -67,7 +67,7 @@ class PagedListerWatcherTest {
     @Test
     void aWholeListIsAskedAsTheReflectorAsksAndAgainWhileRefused() throws ApiException {
         int[] refusals = {2};
-        PagedListerWatcher<V1Namespace, V1NamespaceList> lister = new PagedListerWatcher<>(null, (rv, timeout) -> {
+        PagedListerWatcher<V1Namespace, V1NamespaceList> lister = new PagedListerWatcher<>(null, rv -> {
             asked.add("whole at " + rv);
             if (refusals[0]-- > 0) {
                 throw new ApiException(429, Map.of("Retry-After", List.of("0")), "");
@@ -83,7 +83,7 @@ class PagedListerWatcherTest {
 
     @Test
     void pagesFollowWhenTheWholeListCannotBeHad() throws ApiException {
-        PagedListerWatcher<V1Namespace, V1NamespaceList> lister = new PagedListerWatcher<>(null, (rv, timeout) -> {
+        PagedListerWatcher<V1Namespace, V1NamespaceList> lister = new PagedListerWatcher<>(null, rv -> {
             asked.add("whole");
             return null;
         }, (rv, match, next, limit, timeout) -> {

@@ -72,13 +72,13 @@ class PodWatchListApiServerTest {
                 return p;
             });
 
-            V1PodList any = proto.list("0", null);
+            V1PodList any = proto.list("0");
             assertThat(any.getMetadata().getResourceVersion()).isNotBlank();
             assertThat(any.getMetadata().getContinue()).as("one request, no pages").isNull();
             assertThat(slimmed).as("each pod slimmed as it was read").hasSameSizeAs(any.getItems());
-            assertThat(byName(proto.list(any.getMetadata().getResourceVersion(), null).getItems()).keySet()).as("not older than the list's version")
+            assertThat(byName(proto.list(any.getMetadata().getResourceVersion()).getItems()).keySet()).as("not older than the list's version")
                     .isEqualTo(byName(any.getItems()).keySet());
-            assertThat(byName(proto.list("", 30).getItems()).keySet()).as("the latest").isEqualTo(byName(any.getItems()).keySet());
+            assertThat(byName(proto.list("").getItems()).keySet()).as("the latest").isEqualTo(byName(any.getItems()).keySet());
 
             Map<String, V1Pod> viaProto = byName(any.getItems());
             Map<String, V1Pod> viaJson = byName(new CoreV1Api(client).listPodForAllNamespaces().execute().getItems());
@@ -97,7 +97,7 @@ class PodWatchListApiServerTest {
             assertThat(web.ports()).hasSize(4);
             assertThat(web.annotations()).hasSize(2);
 
-            assertThatThrownBy(() -> proto.list("not-a-version", null)).isInstanceOfSatisfying(ApiException.class,
+            assertThatThrownBy(() -> proto.list("not-a-version")).isInstanceOfSatisfying(ApiException.class,
                     e -> {
                         assertThat(e.getCode()).as("the server's Status, read from protobuf: " + e.getMessage()).isEqualTo(500);
                         assertThat(e.getResponseBody()).contains("resourceVersion: Invalid value: \"not-a-version\"");

@@ -40,12 +40,12 @@ class PodWatchListRefusalTest {
             ApiClient client = new ApiClient().setBasePath("http://127.0.0.1:" + server.getAddress().getPort());
             PodWatchList list = new PodWatchList(client, p -> p);
 
-            assertThatThrownBy(() -> list.list("0", null)).isInstanceOfSatisfying(ApiException.class, e -> {
+            assertThatThrownBy(() -> list.list("0")).isInstanceOfSatisfying(ApiException.class, e -> {
                 assertThat(e.getCode()).isEqualTo(429);
                 assertThat(e.getResponseHeaders()).containsKey("retry-after");
             });
-            assertThat(list.list("0", null)).as("asked again as a WatchList; a JSON answer means no WatchList here").isNull();
-            assertThat(list.list("0", null)).as("and pages from then on, without asking").isNull();
+            assertThat(list.list("0")).as("asked again as a WatchList; a JSON answer means no WatchList here").isNull();
+            assertThat(list.list("0")).as("and pages from then on, without asking").isNull();
             assertThat(asked).hasSize(2).allMatch(q -> q.contains("sendInitialEvents=true") && q.contains("watch=true"));
         } finally {
             server.stop(0);
