@@ -213,10 +213,7 @@ final class Watcher {
             exchange.whenComplete((r, err) -> {
                 pages.remove(exchange);
                 if (err != null) {
-                    if (current()) {
-                        stats.failed("watch list broken (" + err.getClass().getSimpleName() + ")");
-                        later(() -> list(null));
-                    }
+                    listAgainAfter("watch list broken (" + err.getClass().getSimpleName() + ")");
                     return;
                 }
                 READERS.execute(() -> readWatchList(r));
@@ -235,8 +232,7 @@ final class Watcher {
                     return;
                 }
                 if (r.statusCode() != 200) {
-                    stats.failed("watch list " + r.statusCode());
-                    later(() -> list(null));
+                    listAgainAfter("watch list " + r.statusCode());
                     return;
                 }
                 long[] bytes = {0};
@@ -251,15 +247,17 @@ final class Watcher {
                 resourceVersion = Long.parseLong(version);
                 watch();
             } catch (ApiException e) {
-                if (current()) {
-                    stats.failed("watch list " + e.getCode());
-                    later(() -> list(null));
-                }
+                listAgainAfter("watch list " + e.getCode());
             } catch (IOException | RuntimeException e) {
-                if (current()) {
-                    stats.failed("watch list broken (" + e.getClass().getSimpleName() + ")");
-                    later(() -> list(null));
-                }
+                listAgainAfter("watch list broken (" + e.getClass().getSimpleName() + ")");
+            }
+        }
+
+        /** A WatchList that failed, counted by kind and asked again a second later (unless a restart abandoned it). */
+        private void listAgainAfter(String failure) {
+            if (current()) {
+                stats.failed(failure);
+                later(() -> list(null));
             }
         }
 
