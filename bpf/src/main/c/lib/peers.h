@@ -22,9 +22,12 @@ struct npm_ipcache_value {
     __u32 atom;     /* the class's atom, looked up where the class has no entry; NPM_ATOM_NONE: none */
 };
 
+/* Both copies of the state (a version bit in the key) of a cluster at Kubernetes' limit: 150,000
+ * dual-stack pods are 300,000 addresses a copy, beside nodes and ipBlock prefixes. Without
+ * preallocation the capacity costs nothing until used. */
 struct {
     __uint(type, BPF_MAP_TYPE_LPM_TRIE);
-    __uint(max_entries, 262144);
+    __uint(max_entries, 1048576);
     __type(key, struct npm_ipcache_key);
     __type(value, struct npm_ipcache_value);
     __uint(map_flags, BPF_F_NO_PREALLOC);

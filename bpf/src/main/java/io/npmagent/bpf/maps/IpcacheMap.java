@@ -11,7 +11,8 @@ import java.nio.ByteBuffer;
  */
 public final class IpcacheMap {
     public static final String NAME = "npm_ipcache";
-    public static final int MAX_ENTRIES = 262144;
+    /** Both copies of 150,000 dual-stack pods' addresses, and room beside (peers.h); 262,144 held two copies of at most 131,072. */
+    public static final int MAX_ENTRIES = 1048576;
     public static final int KEY_SIZE = 24;
     public static final int VALUE_SIZE = 8;
     /** {@code NPM_ATOM_NONE}: a value's atom for an address in no atom, or whose class is the atom itself. */
