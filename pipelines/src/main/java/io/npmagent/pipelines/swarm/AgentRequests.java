@@ -38,12 +38,17 @@ record AgentRequests(String userAgent, List<Informer> informers, List<Poll> gets
      * @param listQuery the first page's query, exactly, or the WatchList's
      * @param pageQuery a next page's query with its continue token as {@code {continue}}, or null if the agent never paged
      * @param watchQuery the watch's query, its resourceVersion as {@code {rv}} and its timeoutSeconds as {@code {timeout}}
-     * @param listAccept the media type the list asks for: not in the audit log, so as the agent declares it
-     *                   ({@link KubeSource#listMediaType}); the calibration holds the two to the same cost
+     * @param accept    the media type the list and the watch ask for: not in the audit log, so as the agent declares it
+     *                  ({@link KubeSource#mediaType}); the calibration holds the two to the same cost
      */
-    record Informer(String path, String listQuery, String pageQuery, String watchQuery, String listAccept) {
+    record Informer(String path, String listQuery, String pageQuery, String watchQuery, String accept) {
         String resource() {
             return resourceOf(path);
+        }
+
+        /** Whether the watch is a protobuf stream (the agent's pods), not JSON lines. */
+        boolean protobufWatch() {
+            return accept.startsWith("application/vnd.kubernetes.protobuf");
         }
 
         /** Whether the list is a WatchList: a watch whose initial events are every object, up to a bookmark. */
@@ -130,7 +135,7 @@ record AgentRequests(String userAgent, List<Informer> informers, List<Poll> gets
         List<Informer> informers = new ArrayList<>();
         byPath.forEach((path, s) -> {
             if (s[0] != null && s[2] != null) {
-                informers.add(new Informer(path, s[0], s[1], s[2], KubeSource.listMediaType(Informer.resourceOf(path))));
+                informers.add(new Informer(path, s[0], s[1], s[2], KubeSource.mediaType(Informer.resourceOf(path))));
             }
         });
         if (informers.isEmpty()) {

@@ -161,7 +161,7 @@ final class Watcher {
                 return;
             }
             ListPage page = new ListPage();
-            var exchange = c.sendAsync(api.get(informer.path() + "?" + query, informer.listAccept()), page::subscriber);
+            var exchange = c.sendAsync(api.get(informer.path() + "?" + query, informer.accept()), page::subscriber);
             pages.add(exchange);
             exchange.whenComplete((r, err) -> {
                 pages.remove(exchange);
@@ -208,7 +208,7 @@ final class Watcher {
             if (c == null) {
                 return;
             }
-            var exchange = c.sendAsync(api.get(informer.path() + "?" + informer.listQuery(), informer.listAccept()), HttpResponse.BodyHandlers.ofInputStream());
+            var exchange = c.sendAsync(api.get(informer.path() + "?" + informer.listQuery(), informer.accept()), HttpResponse.BodyHandlers.ofInputStream());
             pages.add(exchange);
             exchange.whenComplete((r, err) -> {
                 pages.remove(exchange);
@@ -269,10 +269,10 @@ final class Watcher {
             String query = informer.watchQuery().replace("{rv}", Long.toString(resourceVersion))
                     .replace("{timeout}", Integer.toString(300 + ThreadLocalRandom.current().nextInt(300)));
             Stream stream = new Stream(this);
-            c.sendAsync(api.get(informer.path() + "?" + query, ApiAccess.JSON), info -> {
+            c.sendAsync(api.get(informer.path() + "?" + query, informer.accept()), info -> {
                 stream.status = info.statusCode();
                 if (info.headers().firstValue("content-encoding").isPresent()) {
-                    stats.failed("watch compressed"); // the scanner reads plain JSON lines: a compressed watch would go uncounted
+                    stats.failed("watch compressed"); // the scanners read plain lines or frames: a compressed watch would go uncounted
                 }
                 if (info.statusCode() == 200 && !counted) {
                     counted = true;
@@ -302,7 +302,12 @@ final class Watcher {
             });
         }
 
+        /** @param name null for a bookmark: where the watch resumes, and no change delivered */
         void event(String name, long rv, boolean error, int bytes) {
+            if (name == null) {
+                resourceVersion = rv > 0 ? rv : resourceVersion;
+                return;
+            }
             stats.events.increment();
             stats.eventBytes.add(bytes);
             if (rv > 0 && !error) {
@@ -321,7 +326,8 @@ final class Watcher {
     /** A watch's body as it arrives, read one chunk at a time; withheld while the watcher is paused. */
     private final class Stream implements Flow.Subscriber<List<ByteBuffer>> {
         private final InformerLoop loop;
-        private final WatchEventScanner scanner;
+        /** The watch's bytes to its events: JSON lines, or protobuf frames (the agent's pods). */
+        private final java.util.function.Consumer<ByteBuffer> scanner;
         private Flow.Subscription subscription;
         private boolean waiting;
         volatile int status;
@@ -329,12 +335,13 @@ final class Watcher {
 
         Stream(InformerLoop loop) {
             this.loop = loop;
-            this.scanner = new WatchEventScanner((name, rv, error, bytes) -> {
+            WatchEventScanner.Sink sink = (name, rv, error, bytes) -> {
                 if (error) {
                     gone = true;
                 }
                 loop.event(name, rv, error, bytes);
-            });
+            };
+            this.scanner = loop.informer.protobufWatch() ? new WatchFrameScanner(sink)::feed : new WatchEventScanner(sink)::feed;
         }
 
         @Override
@@ -353,7 +360,7 @@ final class Watcher {
         @Override
         public void onNext(List<ByteBuffer> buffers) {
             for (ByteBuffer b : buffers) {
-                scanner.feed(b);
+                scanner.accept(b);
             }
             demand();
         }

@@ -40,8 +40,8 @@ import java.util.function.Function;
 /**
  * The agent's view of the API server: shared informers for every Namespace, Pod (all of them: every pod
  * is a peer), NetworkPolicy and Node (for ClusterNetworkPolicy's {@code nodes} peers), with resync, and
- * for ClusterNetworkPolicies while the API server serves them ({@link ServedResource}). Pods are listed as a WatchList in protobuf
- * ({@link PodWatchList}), everything else in pages, and every watch after that in JSON. Objects are slimmed ({@link SlimObjects}) before they enter
+ * for ClusterNetworkPolicies while the API server serves them ({@link ServedResource}). Pods are listed as a WatchList and watched,
+ * both in protobuf ({@link PodWatchList}); everything else is listed in pages and watched in JSON. Objects are slimmed ({@link SlimObjects}) before they enter
  * the caches. Once the caches have synced, {@link #wholeStateThenEvents()} gives their content, and
  * from then on every add, update and delete becomes a {@link ClusterEvent} in {@link #events()}, in the
  * order the informers saw them; the model thread takes them from there. The informers survive dropped
@@ -101,8 +101,9 @@ public final class KubeSource implements AutoCloseable {
                 (rv, match, next, limit, timeout) -> core.listNamespace().resourceVersion(rv).resourceVersionMatch(match)._continue(next)
                         .limit(limit).timeoutSeconds(timeout).execute(), denials.of("namespaces"),
                 SlimObjects::namespace, (items, meta) -> new V1NamespaceList().items(items).metadata(meta)), V1Namespace.class, resyncMs);
+        PodWatchList podStreams = new PodWatchList(client, SlimObjects::pod);
         this.pods = factory.informerFor(new PagedListerWatcher<>(
-                new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client), new PodWatchList(client, SlimObjects::pod),
+                new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client), podStreams, podStreams,
                 (rv, match, next, limit, timeout) -> core.listPodForAllNamespaces().resourceVersion(rv).resourceVersionMatch(match)._continue(next)
                         .limit(limit).timeoutSeconds(timeout).execute(), denials.of("pods"),
                 SlimObjects::pod, (items, meta) -> new V1PodList().items(items).metadata(meta)), V1Pod.class, resyncMs);
@@ -128,8 +129,11 @@ public final class KubeSource implements AutoCloseable {
         nodes.addEventHandler(handler("Node", this::nodeUpserted, m -> new ClusterEvent.NodeDeleted(m.getName())));
     }
 
-    /** The media type the agent's lists of {@code resource} ask for: pods a protobuf WatchList ({@link PodWatchList}), the rest JSON. */
-    public static String listMediaType(String resource) {
+    /**
+     * The media type the agent's lists and watches of {@code resource} ask for: pods' WatchList and watch
+     * protobuf streams ({@link PodWatchList}), the rest JSON.
+     */
+    public static String mediaType(String resource) {
         return "pods".equals(resource) ? PodWatchList.ACCEPT : "application/json";
     }
 

@@ -17,7 +17,8 @@ import java.util.function.UnaryOperator;
 /**
  * Lists a kind cluster-wide and watches from where the list ended. The list is in pages, each slimmed as
  * it arrives, so that listing 100,000 objects never holds 100,000 full ones at once; or, for a kind whose
- * whole list can be read as one stream ({@link WholeLister}: pods, as a WatchList, {@link PodWatchList}), in one request.
+ * whole list can be read as one stream ({@link WholeLister}: pods, as a WatchList, {@link PodWatchList}), in one request,
+ * and watched in protobuf ({@link ProtoWatcher}).
  * The reflector above it relists whenever a watch ends in error or its resource version has expired (410 Gone).
  */
 final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesListObject> implements ListerWatcher<T, L> {
@@ -30,6 +31,7 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
     private final GenericKubernetesApi<T, L> api;
     private final AccessDenials.For access;
     private final WholeLister<L> whole;
+    private final ProtoWatcher<T> protoWatcher;
     private final PageLister<L> pages;
     private final UnaryOperator<T> slim;
     private final ListAssembler<T, L> assemble;
@@ -49,16 +51,25 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
         L list(String resourceVersion) throws ApiException;
     }
 
-    PagedListerWatcher(GenericKubernetesApi<T, L> api, PageLister<L> pages, AccessDenials.For access, UnaryOperator<T> slim,
-            ListAssembler<T, L> assemble) {
-        this(api, null, pages, access, slim, assemble);
+    /** The kind's watch in protobuf; null when this server cannot give it so (then JSON). */
+    interface ProtoWatcher<T> {
+        Watchable<T> watch(String resourceVersion, Integer timeoutSeconds) throws ApiException;
     }
 
-    /** @param whole asked first for every list; {@code pages} only once it has answered null */
-    PagedListerWatcher(GenericKubernetesApi<T, L> api, WholeLister<L> whole, PageLister<L> pages, AccessDenials.For access, UnaryOperator<T> slim,
+    PagedListerWatcher(GenericKubernetesApi<T, L> api, PageLister<L> pages, AccessDenials.For access, UnaryOperator<T> slim,
             ListAssembler<T, L> assemble) {
+        this(api, null, null, pages, access, slim, assemble);
+    }
+
+    /**
+     * @param whole        asked first for every list; {@code pages} only once it has answered null
+     * @param protoWatcher asked first for every watch; {@code api}'s JSON watch only once it has answered null
+     */
+    PagedListerWatcher(GenericKubernetesApi<T, L> api, WholeLister<L> whole, ProtoWatcher<T> protoWatcher, PageLister<L> pages,
+            AccessDenials.For access, UnaryOperator<T> slim, ListAssembler<T, L> assemble) {
         this.api = api;
         this.whole = whole;
+        this.protoWatcher = protoWatcher;
         this.pages = pages;
         this.access = access;
         this.slim = slim;
@@ -157,7 +168,10 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
     public Watchable<T> watch(CallGeneratorParams params) throws ApiException {
         ListOptions options = new ListOptions().resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds);
         try {
-            Watchable<T> w = api.watch(options);
+            Watchable<T> w = protoWatcher == null ? null : protoWatcher.watch(params.resourceVersion, params.timeoutSeconds);
+            if (w == null) {
+                w = api.watch(options);
+            }
             access.succeeded("watch");
             return w;
         } catch (ApiException e) {

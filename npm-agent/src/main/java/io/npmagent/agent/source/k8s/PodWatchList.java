@@ -14,10 +14,9 @@ import io.kubernetes.client.openapi.models.V1PodList;
 import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1PodStatus;
 import io.kubernetes.client.proto.Meta;
-import io.kubernetes.client.proto.Runtime;
 import io.kubernetes.client.proto.V1;
+import io.kubernetes.client.util.Watchable;
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -47,28 +46,27 @@ import okhttp3.ResponseBody;
  * continue token to expire. This is what KEP-3157 made it for; client-java's informers do not use it.
  *
  * <p>Protobuf because the server encodes a pod in it for a fraction of what JSON costs, and sends fewer
- * bytes. The watch that follows (the reflector's, from the bookmark's version) stays JSON. Each pod is
+ * bytes. The watch that follows (the reflector's, from the bookmark's version) is protobuf too
+ * ({@link #watch}, {@link PodWatch}): every agent receives every pod event, so its bytes are what the
+ * API server writes once per node. Each pod is
  * read into a {@code V1Pod} holding what {@link SlimObjects#fields} keeps, exactly as JSON decoding would
  * have given it: protobuf writes a field JSON leaves out ({@code omitempty}) as its zero value, so an
  * empty string or a false is read as absent. {@code PodWatchListApiServerTest} holds that the model's pods
  * from both are the same.
  *
  * <p>A server that does not give a WatchList in protobuf (the WatchList feature off: 422; a proxy or a mock
- * API server that speaks only JSON) makes the agent list pods in JSON pages from then on, once logged: an
+ * API server that speaks only JSON) makes the agent list pods in JSON pages and watch them in JSON from
+ * then on, once logged: an
  * agent that could not list would enforce nothing ({@code UnparsableObjectMockServerTest}'s mock server
  * speaks only JSON).
  */
-public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodList> {
+public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodList>, PagedListerWatcher.ProtoWatcher<V1Pod> {
     /** What the agent's WatchList of pods asks for: protobuf, as a stream of length-prefixed frames. */
     public static final String ACCEPT = "application/vnd.kubernetes.protobuf;stream=watch";
     /** The annotation of the bookmark that ends the initial events. */
     static final String INITIAL_EVENTS_END = "k8s.io/initial-events-end";
-    /** What starts every protobuf object of kube-apiserver, before the {@code runtime.Unknown} that wraps it. */
-    private static final int MAGIC = 0x6b387300; // "k8s\0"
     /** Of an error's body, at most this much is read: a Status is small. */
     private static final int MAX_ERROR_BODY = 64 * 1024;
-    /** A frame larger than this is not a pod (etcd keeps objects under 1.5 MiB). */
-    private static final int MAX_FRAME = 16 * 1024 * 1024;
 
     private static final System.Logger LOG = System.getLogger(PodWatchList.class.getName());
 
@@ -100,32 +98,83 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
         query.add(new Pair("resourceVersionMatch", "NotOlderThan"));
         query.add(new Pair("sendInitialEvents", "true"));
         query.add(new Pair("watch", "true"));
-        Map<String, String> headers = new HashMap<>(Map.of("Accept", ACCEPT));
-        Request request = client.buildRequest(client.getBasePath(), "/api/v1/pods", "GET", query, List.of(), null, headers, new HashMap<>(),
-                new HashMap<>(), new String[] {"BearerToken"}, null);
-        try (Response response = client.getHttpClient().newCall(request).execute()) {
-            ResponseBody body = response.body();
-            String type = response.header("Content-Type", "");
-            // Only a server that answered, and not with a protobuf WatchList, is one that cannot give it. A
-            // refusal for load (429, in plain text from priority and fairness) or any other failure is not:
-            // the list is asked again as a WatchList.
-            boolean unserved = response.code() == 422 || response.isSuccessful() && !type.startsWith("application/vnd.kubernetes.protobuf");
-            if (unserved) {
-                served = false;
-                LOG.log(System.Logger.Level.WARNING, "the API server gave no WatchList of pods in protobuf (HTTP {0}, {1}): pods are listed in JSON pages from now on",
-                        response.code(), type);
+        try (Response response = client.getHttpClient().newCall(request(query)).execute()) {
+            if (unserved(response)) {
                 return null;
             }
-            if (!response.isSuccessful()) {
-                throw failure(response, body);
-            }
             List<V1Pod> items = new ArrayList<>();
-            // Closing the answer ends the watch: the reflector watches again, in JSON, from the bookmark.
-            String version = initialEvents(body.byteStream(), raw -> items.add(slim.apply(pod(object(raw, V1.Pod.parser())))));
+            // Closing the answer ends the watch: the reflector then watches from the bookmark ({@link #watch}).
+            String version = initialEvents(response.body().byteStream(), raw -> items.add(slim.apply(pod(ProtoFrames.object(raw, V1.Pod.parser())))));
             return new V1PodList().items(items).metadata(new V1ListMeta().resourceVersion(version));
         } catch (IOException e) {
             throw new ApiException("the WatchList of pods broke off: " + e, e, 0, null);
         }
+    }
+
+    /**
+     * Every pod's changes from {@code resourceVersion} on, in protobuf as the WatchList, with bookmarks (a
+     * watch that ends on its timeout resumes from the last one rather than from an older event's version,
+     * which etcd may have compacted meanwhile).
+     *
+     * @return the watch; or null once the server has not given a WatchList or watch in protobuf (then JSON)
+     */
+    @Override
+    public Watchable<V1Pod> watch(String resourceVersion, Integer timeoutSeconds) throws ApiException {
+        if (!served) {
+            return null;
+        }
+        List<Pair> query = new ArrayList<>();
+        query.add(new Pair("allowWatchBookmarks", "true"));
+        if (resourceVersion != null && !resourceVersion.isEmpty()) {
+            query.add(new Pair("resourceVersion", resourceVersion));
+        }
+        if (timeoutSeconds != null) {
+            query.add(new Pair("timeoutSeconds", timeoutSeconds.toString()));
+        }
+        query.add(new Pair("watch", "true"));
+        Response response = null;
+        try {
+            response = client.getHttpClient().newCall(request(query)).execute();
+            if (unserved(response)) {
+                response.close();
+                return null;
+            }
+            return new PodWatch(response); // it owns the answer now, and closes it
+        } catch (IOException e) {
+            throw new ApiException("the watch of pods broke off: " + e, e, 0, null);
+        } catch (ApiException | RuntimeException e) {
+            if (response != null) {
+                response.close();
+            }
+            throw e;
+        }
+    }
+
+    private Request request(List<Pair> query) throws ApiException {
+        Map<String, String> headers = new HashMap<>(Map.of("Accept", ACCEPT));
+        return client.buildRequest(client.getBasePath(), "/api/v1/pods", "GET", query, List.of(), null, headers, new HashMap<>(),
+                new HashMap<>(), new String[] {"BearerToken"}, null);
+    }
+
+    /**
+     * Whether the server cannot give pods in protobuf, which then holds from now on; throws the server's Status
+     * for any other failure.
+     */
+    private boolean unserved(Response response) throws IOException, ApiException {
+        String type = response.header("Content-Type", "");
+        // Only a server that answered, and not in protobuf, is one that cannot give it. A refusal for load
+        // (429, in plain text from priority and fairness) or any other failure is not: the request is asked
+        // again in protobuf.
+        if (response.code() == 422 || response.isSuccessful() && !type.startsWith("application/vnd.kubernetes.protobuf")) {
+            served = false;
+            LOG.log(System.Logger.Level.WARNING, "the API server gave no WatchList of pods in protobuf (HTTP {0}, {1}): pods are listed in JSON "
+                    + "pages and watched in JSON from now on", response.code(), type);
+            return true;
+        }
+        if (!response.isSuccessful()) {
+            throw failure(response, response.body());
+        }
+        return false;
     }
 
     /** What is done with each pod of a WatchList, as the server encoded it. */
@@ -144,43 +193,27 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
     public static String initialEvents(InputStream stream, Added added) throws IOException, ApiException {
         DataInputStream in = new DataInputStream(stream);
         while (true) {
-            int length;
-            try {
-                length = in.readInt();
-            } catch (EOFException e) {
+            Meta.WatchEvent event = ProtoFrames.next(in);
+            if (event == null) {
                 throw new IOException("the WatchList ended before its initial events did");
             }
-            if (length < 0 || length > MAX_FRAME) {
-                throw new IOException("a WatchList frame of " + length + " bytes");
-            }
-            byte[] frame = new byte[length];
-            in.readFully(frame);
-            Meta.WatchEvent event = Meta.WatchEvent.parseFrom(frame);
             ByteString raw = event.getObject().getRaw();
             switch (event.getType()) {
                 case "ADDED" -> added.pod(raw);
                 case "BOOKMARK" -> {
-                    Meta.ObjectMeta meta = object(raw, V1.Pod.parser()).getMetadata();
+                    Meta.ObjectMeta meta = ProtoFrames.object(raw, V1.Pod.parser()).getMetadata();
                     if ("true".equals(meta.getAnnotationsMap().get(INITIAL_EVENTS_END))) {
                         return meta.getResourceVersion();
                     }
                 }
                 case "ERROR" -> {
-                    Meta.Status s = object(raw, Meta.Status.parser());
+                    Meta.Status s = ProtoFrames.object(raw, Meta.Status.parser());
                     throw new ApiException(said(s), s.getCode(), Map.of(), s.getMessage());
                 }
                 // Before its bookmark a WatchList sends only ADDED: anything else means the stream is not what this reads.
                 default -> throw new IOException("a " + event.getType() + " event among a WatchList's initial events");
             }
         }
-    }
-
-    /** An object as the server encodes it in protobuf: the magic number, then a {@code runtime.Unknown} whose {@code raw} it is. */
-    private static <M> M object(ByteString bytes, com.google.protobuf.Parser<M> parser) throws IOException {
-        if (bytes.size() < 4 || bytes.substring(0, 4).asReadOnlyByteBuffer().getInt() != MAGIC) {
-            throw new IOException("a WatchList event's object is not protobuf");
-        }
-        return parser.parseFrom(Runtime.Unknown.parseFrom(bytes.substring(4)).getRaw());
     }
 
     private static String said(Meta.Status s) {
@@ -192,7 +225,7 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
         byte[] bytes = body == null ? new byte[0] : body.byteStream().readNBytes(MAX_ERROR_BODY);
         Map<String, List<String>> headers = response.headers().toMultimap();
         try {
-            Meta.Status s = object(ByteString.copyFrom(bytes), Meta.Status.parser());
+            Meta.Status s = ProtoFrames.object(ByteString.copyFrom(bytes), Meta.Status.parser());
             return new ApiException(said(s), response.code(), headers, s.getMessage());
         } catch (IOException notProtobuf) {
             String text = new String(bytes, StandardCharsets.UTF_8);

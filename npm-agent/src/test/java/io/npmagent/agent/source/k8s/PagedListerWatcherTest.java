@@ -73,7 +73,7 @@ class PagedListerWatcherTest {
                 throw new ApiException(429, Map.of("Retry-After", List.of("0")), "");
             }
             return page(null, "a", "b");
-        }, (rv, match, next, limit, timeout) -> {
+        }, null, (rv, match, next, limit, timeout) -> {
             throw new AssertionError("no page while the whole list can be had");
         }, new AccessDenials().of("namespaces"), n -> n, (items, meta) -> new V1NamespaceList().items(items).metadata(meta));
 
@@ -86,7 +86,7 @@ class PagedListerWatcherTest {
         PagedListerWatcher<V1Namespace, V1NamespaceList> lister = new PagedListerWatcher<>(null, rv -> {
             asked.add("whole");
             return null;
-        }, (rv, match, next, limit, timeout) -> {
+        }, null, (rv, match, next, limit, timeout) -> {
             asked.add(next == null ? "first at " + rv + " " + match + " of " + limit : next);
             return next == null ? page("p2", "a") : page("", "b");
         }, new AccessDenials().of("namespaces"), n -> n, (items, meta) -> new V1NamespaceList().items(items).metadata(meta));

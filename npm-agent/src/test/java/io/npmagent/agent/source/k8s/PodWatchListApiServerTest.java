@@ -11,6 +11,9 @@ import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1PodList;
+import io.kubernetes.client.util.Watch;
+import io.kubernetes.client.util.Watchable;
+import com.google.gson.reflect.TypeToken;
 import io.npmagent.agent.cluster.TestCluster;
 import io.npmagent.dataplane.model.FieldErrors;
 import io.npmagent.dataplane.model.ObjectRef;
@@ -26,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The agent's pods listed in protobuf are, to the model, the pods JSON lists: against a real kube-apiserver,
  * pods of every shape the model reads (labels, bandwidth annotations, named and unnamed ports, sidecars,
  * host network, dual-stack addresses, no address, a terminal phase), as a WatchList at any version, at a
- * version and at the latest. A refusal comes back as the server's Status, read from protobuf.
+ * version and at the latest. A refusal comes back as the server's Status, read from protobuf. The watch
+ * that follows gives the same events in protobuf as in JSON, and an expired version as the server's 410.
  */
 class PodWatchListApiServerTest {
     @TempDir
@@ -103,6 +107,52 @@ class PodWatchListApiServerTest {
                         assertThat(e.getResponseBody()).contains("resourceVersion: Invalid value: \"not-a-version\"");
                     });
         }
+    }
+
+    @Test
+    void aProtobufWatchGivesTheSameEventsAsJson() throws Exception {
+        try (TestCluster cluster = TestCluster.start(tmp.resolve("cluster"))) {
+            cluster.create(new NamespaceBuilder().withNewMetadata().withName("shop").endMetadata().build());
+            ApiClient client = cluster.agentClient();
+            PodWatchList proto = new PodWatchList(client, p -> p);
+            String from = proto.list("").getMetadata().getResourceVersion();
+            cluster.create(Serialization.unmarshal(WEB, Pod.class), Serialization.unmarshal(PENDING, Pod.class));
+            cluster.admin().pods().inNamespace("shop").withName("pending").edit(p -> {
+                p.getMetadata().getLabels().put("tier", "back");
+                return p;
+            });
+            cluster.admin().pods().inNamespace("shop").withName("web").withGracePeriod(0).delete();
+
+            // Both watches end on their timeout, after the server has replayed every event since the version.
+            List<String> viaProto = new ArrayList<>();
+            try (Watchable<V1Pod> w = proto.watch(from, 3)) {
+                w.forEach(e -> viaProto.add(event(e)));
+            }
+            List<String> viaJson = new ArrayList<>();
+            try (Watch<V1Pod> w = Watch.createWatch(client, new CoreV1Api(client).listPodForAllNamespaces().resourceVersion(from).timeoutSeconds(3)
+                    .watch(true).buildCall(null), new TypeToken<Watch.Response<V1Pod>>() {}.getType())) {
+                w.forEach(e -> viaJson.add(event(e)));
+            }
+            assertThat(viaProto.stream().filter(e -> !e.startsWith("BOOKMARK"))).as("bookmarks are asked for in protobuf alone")
+                    .containsExactlyElementsOf(viaJson);
+            assertThat(viaJson).extracting(e -> e.substring(0, e.indexOf(' '))).as(viaJson.toString())
+                    .contains("ADDED", "MODIFIED").endsWith("DELETED");
+
+            try (Watchable<V1Pod> w = proto.watch("1", 3)) {
+                assertThat(w.hasNext()).isTrue();
+                Watch.Response<V1Pod> gone = w.next();
+                assertThat(gone.type).isEqualTo("ERROR");
+                assertThat(gone.status.getCode()).as("a version the watch cache no longer holds: " + gone.status.getMessage()).isEqualTo(410);
+            }
+        }
+    }
+
+    /** An event as the model sees it: its type, the pod's name and version, and the model's pod. */
+    private static String event(Watch.Response<V1Pod> e) {
+        V1Pod pod = SlimObjects.pod(e.object);
+        ObjectRef ref = new ObjectRef("Pod", pod.getMetadata().getNamespace(), pod.getMetadata().getName());
+        return e.type + " " + ref + " " + pod.getMetadata().getResourceVersion()
+                + ("BOOKMARK".equals(e.type) ? "" : " " + KubeObjects.pod(pod, new FieldErrors(ref)));
     }
 
     private static Map<String, V1Pod> byName(List<V1Pod> pods) {
