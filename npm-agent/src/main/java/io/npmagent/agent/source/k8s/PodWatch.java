@@ -1,5 +1,6 @@
 package io.npmagent.agent.source.k8s;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.kubernetes.client.openapi.models.V1Pod;
 import io.kubernetes.client.openapi.models.V1Status;
 import io.kubernetes.client.proto.Meta;
@@ -20,7 +21,8 @@ import okhttp3.Response;
  * <p>Where the stream breaks off, the watch ends as if the server had ended it, and the reflector
  * watches again from the last version it read. client-java's JSON watch throws instead, which its
  * reflector answers with a whole relist: at 100,000 pods a list costs the API server seconds of CPU,
- * where a resumed watch costs it the events missed.
+ * where a resumed watch costs it the events missed. A frame that arrived whole but is no pod event
+ * still ends in a relist: resuming would read it again.
  */
 final class PodWatch implements Watchable<V1Pod> {
     private static final System.Logger LOG = System.getLogger(PodWatch.class.getName());
@@ -66,6 +68,10 @@ final class PodWatch implements Watchable<V1Pod> {
                 return new Watch.Response<>(type, status(ProtoFrames.object(event.getObject().getRaw(), Meta.Status.parser())));
             }
             return new Watch.Response<>(type, PodWatchList.pod(ProtoFrames.object(event.getObject().getRaw(), V1.Pod.parser())));
+        } catch (InvalidProtocolBufferException e) {
+            // A whole frame that is no pod event: watching again from the same version would read it again.
+            // client-java's reflector relists on this message, as it does where its JSON watch breaks.
+            throw new RuntimeException("IO Exception during hasNext: an unreadable pod event: " + e.getMessage(), e);
         } catch (IOException e) {
             LOG.log(System.Logger.Level.DEBUG, "the watch of pods broke off ({0}); it is watched again from the last version read", e.toString());
             return null;

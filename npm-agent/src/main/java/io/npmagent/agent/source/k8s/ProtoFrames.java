@@ -2,6 +2,7 @@ package io.npmagent.agent.source.k8s;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Parser;
 import com.google.protobuf.WireFormat;
 import io.kubernetes.client.proto.Meta;
@@ -27,7 +28,8 @@ public final class ProtoFrames {
      * The next event of the stream.
      *
      * @return null where the stream ends between two frames (the server ended the watch)
-     * @throws IOException the stream ended inside a frame, or held something else
+     * @throws InvalidProtocolBufferException a whole frame that is no event
+     * @throws IOException                    the stream broke off, or ended inside a frame
      */
     static Meta.WatchEvent next(DataInputStream in) throws IOException {
         int length;
@@ -44,14 +46,18 @@ public final class ProtoFrames {
         return Meta.WatchEvent.parseFrom(frame);
     }
 
-    /** An event's object, read with {@code parser} from inside its {@code runtime.Unknown}. */
-    public static <M> M object(ByteString bytes, Parser<M> parser) throws IOException {
+    /**
+     * An event's object, read with {@code parser} from inside its {@code runtime.Unknown}.
+     *
+     * @throws InvalidProtocolBufferException it is no such object
+     */
+    public static <M> M object(ByteString bytes, Parser<M> parser) throws InvalidProtocolBufferException {
         return parser.parseFrom(unwrapped(bytes));
     }
 
-    private static ByteString unwrapped(ByteString bytes) throws IOException {
+    private static ByteString unwrapped(ByteString bytes) throws InvalidProtocolBufferException {
         if (bytes.size() < 4 || bytes.substring(0, 4).asReadOnlyByteBuffer().getInt() != MAGIC) {
-            throw new IOException("a watch event's object is not protobuf");
+            throw new InvalidProtocolBufferException("a watch event's object is not protobuf");
         }
         return Runtime.Unknown.parseFrom(bytes.substring(4)).getRaw();
     }
