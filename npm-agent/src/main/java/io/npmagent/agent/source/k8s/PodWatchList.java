@@ -90,11 +90,7 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
         if (!served) {
             return null;
         }
-        List<Pair> query = new ArrayList<>();
-        query.add(new Pair("allowWatchBookmarks", "true"));
-        if (resourceVersion != null && !resourceVersion.isEmpty()) {
-            query.add(new Pair("resourceVersion", resourceVersion));
-        }
+        List<Pair> query = watchFrom(resourceVersion);
         query.add(new Pair("resourceVersionMatch", "NotOlderThan"));
         query.add(new Pair("sendInitialEvents", "true"));
         query.add(new Pair("watch", "true"));
@@ -123,11 +119,7 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
         if (!served) {
             return null;
         }
-        List<Pair> query = new ArrayList<>();
-        query.add(new Pair("allowWatchBookmarks", "true"));
-        if (resourceVersion != null && !resourceVersion.isEmpty()) {
-            query.add(new Pair("resourceVersion", resourceVersion));
-        }
+        List<Pair> query = watchFrom(resourceVersion);
         if (timeoutSeconds != null) {
             query.add(new Pair("timeoutSeconds", timeoutSeconds.toString()));
         }
@@ -148,6 +140,16 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
             }
             throw e;
         }
+    }
+
+    /** The query both ask with first: bookmarks, and the version (none: the latest). */
+    private static List<Pair> watchFrom(String resourceVersion) {
+        List<Pair> query = new ArrayList<>();
+        query.add(new Pair("allowWatchBookmarks", "true"));
+        if (resourceVersion != null && !resourceVersion.isEmpty()) {
+            query.add(new Pair("resourceVersion", resourceVersion));
+        }
+        return query;
     }
 
     private Request request(List<Pair> query) throws ApiException {
