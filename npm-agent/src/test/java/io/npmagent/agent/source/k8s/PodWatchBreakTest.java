@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * Where a protobuf pod watch breaks: a stream that ends inside a frame ends the watch after the events
+ * Where a protobuf pod watch breaks: the server's ERROR is its Status, a stream that ends inside a frame ends the watch after the events
  * read whole (the reflector watches again from the last version), and a frame that arrived whole but
  * is no event fails the way client-java's reflector answers with a relist. Streams cut on cue are
  * faults a real server gives only to a broken connection, so this one is the JDK's HTTP server.
@@ -35,10 +35,13 @@ class PodWatchBreakTest {
     }
 
     private static byte[] added(String name, String version) throws IOException {
-        V1.Pod pod = V1.Pod.newBuilder().setMetadata(Meta.ObjectMeta.newBuilder().setName(name).setNamespace("shop").setResourceVersion(version)).build();
-        ByteString object = ByteString.copyFrom(new byte[] {'k', '8', 's', 0})
-                .concat(Runtime.Unknown.newBuilder().setRaw(pod.toByteString()).build().toByteString());
-        return frame(Meta.WatchEvent.newBuilder().setType("ADDED").setObject(Runtime.RawExtension.newBuilder().setRaw(object)).build().toByteArray());
+        return event("ADDED", V1.Pod.newBuilder().setMetadata(Meta.ObjectMeta.newBuilder().setName(name).setNamespace("shop").setResourceVersion(version)).build());
+    }
+
+    private static byte[] event(String type, com.google.protobuf.MessageLite object) throws IOException {
+        ByteString wrapped = ByteString.copyFrom(new byte[] {'k', '8', 's', 0})
+                .concat(Runtime.Unknown.newBuilder().setRaw(object.toByteString()).build().toByteString());
+        return frame(Meta.WatchEvent.newBuilder().setType(type).setObject(Runtime.RawExtension.newBuilder().setRaw(wrapped)).build().toByteArray());
     }
 
     private static Watchable<V1Pod> watchServing(byte[] body, AtomicReference<HttpServer> server) throws Exception {
@@ -68,6 +71,22 @@ class PodWatchBreakTest {
             assertThat(a.type).isEqualTo("ADDED");
             assertThat(a.object.getMetadata().getResourceVersion()).isEqualTo("8");
             assertThat(w.hasNext()).as("the cut frame is not an event; the watch ends, to be resumed from 8").isFalse();
+        } finally {
+            server.get().stop(0);
+        }
+    }
+
+    @Test
+    void anErrorEventIsTheServersStatusAsTheReflectorReadsIt() throws Exception {
+        byte[] body = event("ERROR", Meta.Status.newBuilder().setStatus("Failure").setCode(410).setReason("Expired")
+                .setMessage("too old resource version: 7 (12)").build());
+        AtomicReference<HttpServer> server = new AtomicReference<>();
+        try (Watchable<V1Pod> w = watchServing(body, server)) {
+            Watch.Response<V1Pod> gone = w.next();
+            assertThat(gone.type).isEqualTo("ERROR");
+            assertThat(gone.status.getCode()).as("410 makes the reflector relist").isEqualTo(410);
+            assertThat(gone.status.getReason()).isEqualTo("Expired");
+            assertThat(gone.status.getMessage()).contains("too old resource version");
         } finally {
             server.get().stop(0);
         }
