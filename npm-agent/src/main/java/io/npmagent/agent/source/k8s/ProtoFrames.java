@@ -62,6 +62,19 @@ public final class ProtoFrames {
         return Runtime.Unknown.parseFrom(bytes.substring(4)).getRaw();
     }
 
+    /** {@code object} as kube-apiserver wraps one: the magic number, then a {@code runtime.Unknown} of its kind. */
+    public static ByteString wrap(String kind, com.google.protobuf.MessageLite object) {
+        Runtime.Unknown unknown = Runtime.Unknown.newBuilder().setTypeMeta(Runtime.TypeMeta.newBuilder().setApiVersion("v1").setKind(kind))
+                .setRaw(object.toByteString()).build();
+        return ByteString.copyFrom(new byte[] {'k', '8', 's', 0}).concat(unknown.toByteString());
+    }
+
+    /** One frame of a watch stream: the event's length, then the event, whose object is {@code wrapped} ({@link #wrap}). */
+    public static byte[] frame(String type, ByteString wrapped) {
+        byte[] event = Meta.WatchEvent.newBuilder().setType(type).setObject(Runtime.RawExtension.newBuilder().setRaw(wrapped)).build().toByteArray();
+        return java.nio.ByteBuffer.allocate(4 + event.length).putInt(event.length).put(event).array();
+    }
+
     /** An object's name and resourceVersion. */
     public record Head(String name, String resourceVersion) {}
 

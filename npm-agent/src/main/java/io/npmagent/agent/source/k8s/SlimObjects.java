@@ -38,7 +38,7 @@ import java.util.Map;
  * {@code KubeObjects} of the original: {@code SlimObjectsTest} holds that.
  */
 public final class SlimObjects {
-    private static final List<String> KEPT_ANNOTATIONS = List.of(BandwidthAnnotations.annotation(Direction.INGRESS),
+    static final List<String> KEPT_ANNOTATIONS = List.of(BandwidthAnnotations.annotation(Direction.INGRESS),
             BandwidthAnnotations.annotation(Direction.EGRESS), CongestionAnnotation.ANNOTATION);
 
     private SlimObjects() {}
