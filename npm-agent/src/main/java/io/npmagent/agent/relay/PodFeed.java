@@ -46,6 +46,7 @@ public final class PodFeed {
     /** The version everything here is at; a watch from older than {@link #oldest} cannot be served from the window. */
     private long version;
     private long oldest;
+    private boolean listed;
 
     /**
      * @param window how many changes a watch can resume across
@@ -63,6 +64,7 @@ public final class PodFeed {
         changes.clear();
         version = Long.parseLong(resourceVersion);
         oldest = version;
+        listed = true;
         byte[] gone = ProtoFrames.frame("ERROR", ProtoFrames.wrap("Status", Meta.Status.newBuilder().setStatus("Failure").setCode(410)
                 .setReason("Expired").setMessage("the relay listed the API server again at " + resourceVersion).build()));
         new ArrayList<>(subscriptions).forEach(s -> s.end(gone));
@@ -83,18 +85,18 @@ public final class PodFeed {
             oldest = changes.removeFirst().version();
         }
         version = at;
-        deliver(frame);
+        deliver(frame, at);
     }
 
     /** The API server's bookmark: nothing changed up to {@code resourceVersion}; passed on, so that watchers resume from it. */
     public synchronized void bookmark(String resourceVersion) {
         version = Long.parseLong(resourceVersion);
-        deliver(bookmarkFrame(resourceVersion, false));
+        deliver(bookmarkFrame(resourceVersion, false), version);
     }
 
-    private void deliver(byte[] frame) {
+    private void deliver(byte[] frame, long at) {
         for (Subscription s : new ArrayList<>(subscriptions)) {
-            s.offer(frame);
+            s.offer(frame, at);
         }
     }
 
@@ -106,7 +108,7 @@ public final class PodFeed {
     public synchronized Subscription watchList() {
         List<ByteString> objects = new ArrayList<>(pods.values());
         byte[] end = bookmarkFrame(Long.toString(version), true);
-        return subscribe(() -> Stream.concat(objects.stream().map(o -> ProtoFrames.frame("ADDED", o)), Stream.of(end)).iterator());
+        return subscribe(() -> Stream.concat(objects.stream().map(o -> ProtoFrames.frame("ADDED", o)), Stream.of(end)).iterator(), version);
     }
 
     /** A watch from {@code from}: the changes after it, then every change; 410 Gone if the window no longer reaches back to it. */
@@ -114,7 +116,7 @@ public final class PodFeed {
         if (from < oldest) {
             byte[] gone = ProtoFrames.frame("ERROR", ProtoFrames.wrap("Status", Meta.Status.newBuilder().setStatus("Failure").setCode(410)
                     .setReason("Expired").setMessage("too old resource version: " + from + " (" + oldest + ")").build()));
-            Subscription s = new Subscription(this, List.of(gone), 1);
+            Subscription s = new Subscription(this, List.of(gone), 1, from);
             s.end(null);
             return s;
         }
@@ -124,17 +126,23 @@ public final class PodFeed {
                 first.add(c.frame());
             }
         }
-        return subscribe(first);
+        // A relay behind the one the agent read before (a replica that lags) passes on only what is newer.
+        return subscribe(first, from);
     }
 
-    private Subscription subscribe(Iterable<byte[]> first) {
-        Subscription s = new Subscription(this, first, queue);
+    private Subscription subscribe(Iterable<byte[]> first, long after) {
+        Subscription s = new Subscription(this, first, queue, after);
         subscriptions.add(s);
         return s;
     }
 
     private synchronized void unsubscribe(Subscription s) {
         subscriptions.remove(s);
+    }
+
+    /** Whether the feed holds the API server's pods: until then it has nothing true to serve. */
+    public synchronized boolean listed() {
+        return listed;
     }
 
     public synchronized int watchers() {
@@ -161,12 +169,15 @@ public final class PodFeed {
         private final PodFeed feed;
         private final Iterable<byte[]> first;
         private final BlockingQueue<byte[]> live;
+        /** Changes at or before this version are not passed on: the watcher has them. */
+        private final long after;
         private volatile boolean ended;
         private volatile byte[] last;
 
-        private Subscription(PodFeed feed, Iterable<byte[]> first, int queue) {
+        private Subscription(PodFeed feed, Iterable<byte[]> first, int queue, long after) {
             this.feed = feed;
             this.first = first;
+            this.after = after;
             this.live = new ArrayBlockingQueue<>(queue);
         }
 
@@ -175,7 +186,10 @@ public final class PodFeed {
             return first;
         }
 
-        private void offer(byte[] frame) {
+        private void offer(byte[] frame, long at) {
+            if (at <= after) {
+                return;
+            }
             if (!live.offer(frame)) {
                 end(null); // fell behind: cut off, as kube-apiserver cuts an unresponsive watcher
             }

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The relay's feed as the agent reads it: a WatchList the agent's own reader takes whole, a watch that
  * resumes from a version inside the window, 410 Gone before it, a watcher cut off when it falls behind,
- * and every watcher sent 410 when the relay lists the API server again.
+ * every watcher sent 410 when the relay lists the API server again, and nothing older than what a
+ * watcher has already read.
  */
 class PodFeedTest {
     private static V1.Pod pod(String name, long version, String app) {
@@ -121,5 +122,16 @@ class PodFeedTest {
         assertThat(s.ended()).isTrue();
         assertThat(read(feed.watch(21))).as("what came before the relay's relist is not in the window").containsExactly("ERROR 410");
         assertThat(read(feed.watch(40))).isEmpty();
+    }
+
+    @Test
+    void aRelayBehindTheAgentPassesOnOnlyWhatIsNewerThanWhatTheAgentRead() throws Exception {
+        PodFeed feed = new PodFeed(100, 100);
+        feed.replace(List.of(), "10");
+        PodFeed.Subscription ahead = feed.watch(15); // the agent read up to 15 from another replica
+        feed.changed("ADDED", pod("a", 12, "web"));
+        feed.bookmark("14");
+        feed.changed("MODIFIED", pod("a", 16, "db"));
+        assertThat(read(ahead)).containsExactly("MODIFIED a@16");
     }
 }

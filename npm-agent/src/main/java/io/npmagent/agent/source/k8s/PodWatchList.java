@@ -75,7 +75,7 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
     private volatile boolean served = true;
 
     /** @param slim what each pod becomes as soon as it is read ({@link SlimObjects#pod}) */
-    PodWatchList(ApiClient client, UnaryOperator<V1Pod> slim) {
+    public PodWatchList(ApiClient client, UnaryOperator<V1Pod> slim) {
         this.client = client;
         this.slim = slim;
     }
@@ -87,6 +87,17 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
      */
     @Override
     public V1PodList list(String resourceVersion) throws ApiException {
+        List<V1Pod> items = new ArrayList<>();
+        String version = listRaw(resourceVersion, raw -> items.add(slim.apply(pod(ProtoFrames.object(raw, V1.Pod.parser())))));
+        return version == null ? null : new V1PodList().items(items).metadata(new V1ListMeta().resourceVersion(version));
+    }
+
+    /**
+     * The WatchList as the server encoded it, each pod's bytes to {@code added} (the relay passes them on).
+     *
+     * @return the bookmark's version; or null once the server has not given a WatchList in protobuf
+     */
+    public String listRaw(String resourceVersion, Added added) throws ApiException {
         if (!served) {
             return null;
         }
@@ -98,10 +109,8 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
             if (unserved(response)) {
                 return null;
             }
-            List<V1Pod> items = new ArrayList<>();
             // Closing the answer ends the watch: the reflector then watches from the bookmark ({@link #watch}).
-            String version = initialEvents(response.body().byteStream(), raw -> items.add(slim.apply(pod(ProtoFrames.object(raw, V1.Pod.parser())))));
-            return new V1PodList().items(items).metadata(new V1ListMeta().resourceVersion(version));
+            return initialEvents(response.body().byteStream(), added);
         } catch (IOException e) {
             throw new ApiException("the WatchList of pods broke off: " + e, e, 0, null);
         }
@@ -116,6 +125,42 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
      */
     @Override
     public Watchable<V1Pod> watch(String resourceVersion, Integer timeoutSeconds) throws ApiException {
+        Response response = open(resourceVersion, timeoutSeconds);
+        return response == null ? null : new PodWatch(response); // it owns the answer now, and closes it
+    }
+
+    /** What is done with each event of a watch, as the server encoded its object. */
+    public interface Event {
+        void event(String type, ByteString raw) throws IOException;
+    }
+
+    /**
+     * The watch as the server encoded it, each event to {@code sink} (the relay passes them on), until the
+     * server ends it.
+     *
+     * @return false once the server has not given a watch in protobuf
+     * @throws ApiException the server's Status, when it sends an ERROR event (a version too old: 410)
+     * @throws IOException  the stream broke off
+     */
+    public boolean watchRaw(String resourceVersion, Integer timeoutSeconds, Event sink) throws ApiException, IOException {
+        try (Response response = open(resourceVersion, timeoutSeconds)) {
+            if (response == null) {
+                return false;
+            }
+            DataInputStream in = new DataInputStream(response.body().byteStream());
+            for (Meta.WatchEvent e; (e = ProtoFrames.next(in)) != null; ) {
+                if ("ERROR".equals(e.getType())) {
+                    Meta.Status s = ProtoFrames.object(e.getObject().getRaw(), Meta.Status.parser());
+                    throw new ApiException(said(s), s.getCode(), Map.of(), s.getMessage());
+                }
+                sink.event(e.getType(), e.getObject().getRaw());
+            }
+            return true;
+        }
+    }
+
+    /** The watch's answer, open; null once the server has not given one in protobuf (then JSON). */
+    private Response open(String resourceVersion, Integer timeoutSeconds) throws ApiException {
         if (!served) {
             return null;
         }
@@ -131,7 +176,7 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
                 response.close();
                 return null;
             }
-            return new PodWatch(response); // it owns the answer now, and closes it
+            return response;
         } catch (IOException e) {
             throw new ApiException("the watch of pods broke off: " + e, e, 0, null);
         } catch (ApiException | RuntimeException e) {
