@@ -109,7 +109,7 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
             if (unserved(response)) {
                 return null;
             }
-            // Closing the answer ends the watch: the reflector then watches from the bookmark ({@link #watch}).
+            // Closing the answer ends the watch: the reflector then watches from the bookmark (watch below).
             return initialEvents(response.body().byteStream(), added);
         } catch (IOException e) {
             throw new ApiException("the WatchList of pods broke off: " + e, e, 0, null);
