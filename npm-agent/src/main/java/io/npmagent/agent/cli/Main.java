@@ -12,6 +12,7 @@ import picocli.CommandLine.Spec;
         versionProvider = Main.Version.class,
         description = "Kubernetes node agent enforcing NetworkPolicy.",
         subcommands = {CompileCommand.class, ExplainCommand.class, ApplyCommand.class, RunCommand.class, UninstallCommand.class, FlowsCommand.class,
+            RelayCommand.class,
             CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {

@@ -332,6 +332,15 @@ public final class ControlPlane implements AutoCloseable {
         return certificateKubeconfig(name, server);
     }
 
+    /**
+     * A serving certificate from the cluster's CA ({@link #ca}) for a server of the cluster's own (the pod
+     * relay) at {@code ips}: {@code pki/NAME.crt} and {@code pki/NAME.key}, in that order.
+     */
+    public List<Path> servingCertificate(String name, List<String> ips) throws IOException {
+        pki.server(name, name, List.of("localhost"), ips);
+        return List.of(pki.file(name + ".crt"), pki.file(name + ".key"));
+    }
+
     /** A kubeconfig with a new client certificate for {@code user} (no group), for the API server at {@code server}. */
     public Path userKubeconfig(String user, String server) throws IOException {
         pki.client(user, user, null);
