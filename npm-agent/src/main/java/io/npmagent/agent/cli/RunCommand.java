@@ -67,6 +67,13 @@ final class RunCommand implements Callable<Integer> {
                     + "Required with the API server.")
     String node;
 
+    @Option(names = "--pod-relay", paramLabel = "URL", description = "Read other nodes' pods from this pod relay (npm-agent relay), "
+            + "this node's own from the API server (default: every pod from the API server).")
+    String podRelay;
+
+    @Option(names = "--pod-relay-ca", paramLabel = "FILE", description = "The CA that signed the pod relay's certificate (default: the API server's).")
+    Path podRelayCa;
+
     @Option(names = "--state-dir", paramLabel = "DIR", description = "Write status.json and metrics.prom here.")
     Path stateDir;
 
@@ -145,7 +152,18 @@ final class RunCommand implements Callable<Integer> {
     /** Informers, nothing applied before their caches sync; the HTTP endpoints always (probes need them). */
     private int runOnApiServer(Agent agent, AgentConfig config) throws IOException {
         ApiClient client = KubeClients.connect(kubeconfig);
-        KubeSource source = new KubeSource(client, config.resyncPeriod());
+        KubeSource.PodRelay relay = null;
+        if (podRelay != null) {
+            // The relay's own client, on the same credentials: the relay asks the API server who they are.
+            ApiClient relayClient = KubeClients.connect(kubeconfig).setBasePath(podRelay);
+            if (podRelayCa != null) {
+                try (java.io.InputStream ca = java.nio.file.Files.newInputStream(podRelayCa)) {
+                    relayClient.setSslCaCert(ca);
+                }
+            }
+            relay = new KubeSource.PodRelay(KubeClients.forWatches(relayClient), node); // setSslCaCert made a new HTTP client
+        }
+        KubeSource source = new KubeSource(client, config.resyncPeriod(), KubeSource.DISCOVERY_PERIOD, relay);
         KubeLoop loop = new KubeLoop(source, agent, stateDir);
         try (ProblemEvents events = new ProblemEvents(client, node)) {
             flowEvents = new DeniedFlowEvents(events::postOnPod, java.time.InstantSource.system(), 10, config.flows().events(), agent.registry());

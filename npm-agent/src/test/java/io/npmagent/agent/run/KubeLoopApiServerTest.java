@@ -104,11 +104,15 @@ class KubeLoopApiServerTest {
 
     /** With a backend that refuses the parts {@code reject} names, as a kernel would. */
     private void startAgent(java.util.function.Predicate<io.npmagent.dataplane.backend.Batch.UnitKey> reject) throws Exception {
+        startAgent(reject, null);
+    }
+
+    private void startAgent(java.util.function.Predicate<io.npmagent.dataplane.backend.Batch.UnitKey> reject, KubeSource.PodRelay relay) throws Exception {
         backend = new FakeBackend().rejectWhen(reject);
         PrometheusRegistry registry = new PrometheusRegistry();
         agent = new Agent(new Backends.Chosen(backend, "fake"), NODE, new QueueConfig(true, true, 100, Duration.ofMillis(50)), registry,
                 new Metrics(registry), Duration.ofMinutes(10));
-        loop = new KubeLoop(new KubeSource(cluster.agentClient(), Duration.ofMinutes(10), DISCOVERY), agent, null);
+        loop = new KubeLoop(new KubeSource(cluster.agentClient(), Duration.ofMinutes(10), DISCOVERY, relay), agent, null);
         thread = new Thread(() -> loop.run(Duration.ofMillis(20)), "kube-loop-test");
         thread.start();
     }
@@ -177,6 +181,56 @@ class KubeLoopApiServerTest {
         // The 410 comes as the answer to the relist at the old version, or inside the resumed watch's stream
         // (the audit log records that as 200): either way only a new list brings the changes.
         assertThat(agentLists("pods")).as("pods listed again after the outage").isGreaterThan(listsBefore);
+    }
+
+    /**
+     * Through a pod relay: other nodes' pods from the relay, this node's own from the API server by node,
+     * and the backend holds what a compile of the server's objects gives, as without it. The agent's own
+     * pod requests to the API server all select its node; a pending pod scheduled to it passes from the
+     * relay's word to the node's own watch.
+     */
+    @Test
+    void throughAPodRelayTheAgentHoldsWhatTheServerHoldsAndAsksOnlyForItsOwnPods() throws Exception {
+        create(namespace("x", "team", "a"));
+        for (int i = 0; i < 10; i++) {
+            create(pod("x", "p" + i, i % 2 == 0 ? NODE : "node-b", "10.0.0." + (i + 1), "app", i % 3 == 0 ? "db" : "web"));
+        }
+        create(policy("x", "db-from-web", "app", "db", "app", "web", null, 443));
+        io.npmagent.agent.relay.PodFeed feed = new io.npmagent.agent.relay.PodFeed(1000, 1000);
+        io.npmagent.agent.relay.PodUpstream upstream = new io.npmagent.agent.relay.PodUpstream(
+                io.npmagent.agent.source.k8s.KubeClients.forWatches(cluster.controlPlane().admin()), feed);
+        Thread reading = new Thread(upstream, "relay-upstream");
+        reading.setDaemon(true);
+        reading.start();
+        try (io.npmagent.agent.relay.RelayServer relay = new io.npmagent.agent.relay.RelayServer(
+                com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0), feed,
+                new io.npmagent.agent.relay.Callers(cluster.controlPlane().admin(), java.util.Set.of("system:serviceaccount:kube-system:npm-agent")))) {
+            startAgent(unit -> false, new KubeSource.PodRelay(cluster.agentClient().setBasePath("http://127.0.0.1:" + relay.port()), NODE));
+            awaitConverged();
+            assertMatchesServer();
+
+            // Another node's pod changes (the relay's word), this node's pod changes (its own watch), a pod
+            // pending without a node is scheduled here, one is deleted on each side.
+            kube.pods().inNamespace("x").withName("p1").edit(p -> new PodBuilder(p).editMetadata().addToLabels("app", "db").endMetadata().build());
+            kube.pods().inNamespace("x").withName("p0").edit(p -> new PodBuilder(p).editMetadata().addToLabels("app", "web").endMetadata().build());
+            create(new PodBuilder(pod("x", "later", NODE, "10.0.0.50", "app", "db")).editSpec().withNodeName(null).endSpec().build());
+            awaitConverged();
+            kube.bindings().inNamespace("x").resource(new io.fabric8.kubernetes.api.model.BindingBuilder().withNewMetadata().withName("later").endMetadata()
+                    .withNewTarget().withKind("Node").withName(NODE).endTarget().build()).create(); // as the scheduler binds it
+            kube.pods().inNamespace("x").withName("p2").withGracePeriod(0).delete();
+            kube.pods().inNamespace("x").withName("p3").withGracePeriod(0).delete();
+            awaitConverged();
+            assertMatchesServer();
+            assertThat(backend.state().pods()).as("this node's pods, the scheduled one among them").containsKey(new io.npmagent.dataplane.model.PodKey("x", "later"));
+            assertThat(agent.failures()).isEmpty();
+
+            assertThat(cluster.controlPlane().audited()).as("every pod request of the agent's to the API server selects its node")
+                    .filteredOn(r -> r.resource().equals("pods") && !r.verb().equals("create")).isNotEmpty()
+                    .allSatisfy(r -> assertThat(r.uri()).contains("fieldSelector=spec.nodeName%3D" + NODE));
+        } finally {
+            upstream.stop();
+            reading.interrupt();
+        }
     }
 
     @Test

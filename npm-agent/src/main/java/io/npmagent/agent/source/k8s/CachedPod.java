@@ -70,6 +70,14 @@ final class CachedPod extends V1Pod {
         }
     }
 
+    /** The node the pod runs on, or null (not scheduled, or not a pod the model can hold). */
+    static String nodeName(V1Pod pod) {
+        if (pod instanceof CachedPod c) {
+            return c.model == null ? null : c.model.nodeName();
+        }
+        return pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+    }
+
     /** Name, namespace and resourceVersion, every other field null. */
     @Override
     public V1ObjectMeta getMetadata() {

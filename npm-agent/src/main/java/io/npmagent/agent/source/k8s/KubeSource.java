@@ -4,6 +4,7 @@ import io.kubernetes.client.common.KubernetesObject;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
 import io.kubernetes.client.openapi.apis.NetworkingV1Api;
 import io.kubernetes.client.openapi.models.V1Namespace;
@@ -56,7 +57,12 @@ public final class KubeSource implements AutoCloseable {
 
     private final UnindexedInformers factory;
     private final SharedIndexInformer<V1Namespace> namespaces;
+    /** Every pod: from the API server, or from the pod relay when there is one ({@link PodRelay}). */
     private final SharedIndexInformer<V1Pod> pods;
+    /** With a pod relay, this node's own pods from the API server, which win over the relay's; else null. */
+    private final SharedIndexInformer<V1Pod> ownPods;
+    private final UnindexedInformers ownFactory;
+    private final PodRelay relay;
     private final SharedIndexInformer<V1NetworkPolicy> policies;
     private final SharedIndexInformer<V1Node> nodes;
     private final ApiClient client;
@@ -89,6 +95,20 @@ public final class KubeSource implements AutoCloseable {
 
     /** @param discoveryPeriod how often discovery is asked whether ClusterNetworkPolicies are served */
     public KubeSource(ApiClient client, Duration resync, Duration discoveryPeriod) {
+        this(client, resync, discoveryPeriod, null);
+    }
+
+    /**
+     * Pods from a relay, not the API server (npm-agent/README.md, "Design, being built"): every pod from
+     * {@code client}, the relay's, except this node's own, which come from the API server, selected by
+     * node, so that they never wait on the relay. A pod the node's own watch holds is its, whatever the
+     * relay says of it (a relay that lags may still say the pod is pending).
+     */
+    public record PodRelay(ApiClient client, String node) {}
+
+    /** @param relay where pods come from, or null: from the API server */
+    public KubeSource(ApiClient client, Duration resync, Duration discoveryPeriod, PodRelay relay) {
+        this.relay = relay;
         this.discoveryPeriod = discoveryPeriod;
         this.client = client;
         this.factory = new UnindexedInformers(client);
@@ -101,12 +121,33 @@ public final class KubeSource implements AutoCloseable {
                 (rv, match, next, limit, timeout) -> core.listNamespace().resourceVersion(rv).resourceVersionMatch(match)._continue(next)
                         .limit(limit).timeoutSeconds(timeout).execute(), denials.of("namespaces"),
                 SlimObjects::namespace, (items, meta) -> new V1NamespaceList().items(items).metadata(meta)), V1Namespace.class, resyncMs);
-        PodWatchList podStreams = new PodWatchList(client, SlimObjects::pod);
-        this.pods = factory.informerFor(new PagedListerWatcher<>(
-                new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client), podStreams, podStreams,
-                (rv, match, next, limit, timeout) -> core.listPodForAllNamespaces().resourceVersion(rv).resourceVersionMatch(match)._continue(next)
-                        .limit(limit).timeoutSeconds(timeout).execute(), denials.of("pods"),
-                SlimObjects::pod, (items, meta) -> new V1PodList().items(items).metadata(meta)), V1Pod.class, resyncMs);
+        if (relay == null) {
+            PodWatchList podStreams = new PodWatchList(client, SlimObjects::pod);
+            this.pods = factory.informerFor(new PagedListerWatcher<>(
+                    new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client), podStreams, podStreams,
+                    (rv, match, next, limit, timeout) -> core.listPodForAllNamespaces().resourceVersion(rv).resourceVersionMatch(match)._continue(next)
+                            .limit(limit).timeoutSeconds(timeout).execute(), denials.of("pods"),
+                    SlimObjects::pod, (items, meta) -> new V1PodList().items(items).metadata(meta)), V1Pod.class, resyncMs);
+            this.ownFactory = null;
+            this.ownPods = null;
+        } else {
+            PodWatchList relayed = new PodWatchList(relay.client(), SlimObjects::pod);
+            this.pods = factory.informerFor(new PagedListerWatcher<>(
+                    new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", relay.client()), relayed, relayed,
+                    (rv, match, next, limit, timeout) -> {
+                        throw new ApiException("the pod relay at " + relay.client().getBasePath() + " gives no WatchList in protobuf", 406, null, null);
+                    }, denials.of("pods (relay)"), SlimObjects::pod, (items, meta) -> new V1PodList().items(items).metadata(meta)), V1Pod.class, resyncMs);
+            String own = "spec.nodeName=" + relay.node();
+            PodWatchList ownStreams = new PodWatchList(client, SlimObjects::pod, own);
+            // Its own factory: a factory keeps one informer a type.
+            this.ownFactory = new UnindexedInformers(client);
+            this.ownPods = ownFactory.informerFor(new PagedListerWatcher<>(
+                    new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client), ownStreams, ownStreams,
+                    (rv, match, next, limit, timeout) -> core.listPodForAllNamespaces().fieldSelector(own).resourceVersion(rv).resourceVersionMatch(match)
+                            ._continue(next).limit(limit).timeoutSeconds(timeout).execute(), denials.of("pods"),
+                    SlimObjects::pod, (items, meta) -> new V1PodList().items(items).metadata(meta), own), V1Pod.class, resyncMs);
+            ownPods.setTransform(SlimObjects::slim);
+        }
         this.policies = factory.informerFor(new PagedListerWatcher<>(
                 new GenericKubernetesApi<>(V1NetworkPolicy.class, V1NetworkPolicyList.class, "networking.k8s.io", "v1", "networkpolicies", client),
                 (rv, match, next, limit, timeout) -> networking.listNetworkPolicyForAllNamespaces().resourceVersion(rv).resourceVersionMatch(match)
@@ -123,7 +164,36 @@ public final class KubeSource implements AutoCloseable {
         pods.setTransform(SlimObjects::slim);
         policies.setTransform(SlimObjects::slim);
         namespaces.addEventHandler(handler("Namespace", this::namespaceUpserted, m -> new ClusterEvent.NamespaceDeleted(m.getName())));
-        pods.addEventHandler(handler("Pod", this::podUpserted, m -> new ClusterEvent.PodDeleted(new PodKey(m.getNamespace(), m.getName()))));
+        ResourceEventHandler<V1Pod> podHandler = handler("Pod", this::podUpserted, m -> new ClusterEvent.PodDeleted(new PodKey(m.getNamespace(), m.getName())));
+        if (relay == null) {
+            pods.addEventHandler(podHandler);
+        } else {
+            ownPods.addEventHandler(podHandler);
+            pods.addEventHandler(new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(V1Pod p) {
+                    if (relayed(p)) {
+                        podHandler.onAdd(p);
+                    }
+                }
+
+                @Override
+                public void onUpdate(V1Pod before, V1Pod after) {
+                    if (relayed(after)) {
+                        podHandler.onUpdate(before, after);
+                    }
+                }
+
+                @Override
+                public void onDelete(V1Pod p, boolean finalStateUnknown) {
+                    // Whatever its node: a relay that lags may have said the pod was pending after the node's own
+                    // watch had it come and go, and this is what takes that back.
+                    if (!ownHolds(p)) {
+                        podHandler.onDelete(p, finalStateUnknown);
+                    }
+                }
+            });
+        }
         policies.addEventHandler(handler("NetworkPolicy", this::policyUpserted,
                 m -> new ClusterEvent.PolicyDeleted(new PolicyKey(m.getNamespace(), m.getName()))));
         nodes.addEventHandler(handler("Node", this::nodeUpserted, m -> new ClusterEvent.NodeDeleted(m.getName())));
@@ -139,6 +209,9 @@ public final class KubeSource implements AutoCloseable {
 
     public void start() {
         factory.startAllRegisteredInformers();
+        if (ownFactory != null) {
+            ownFactory.startAllRegisteredInformers();
+        }
         discovery.execute(this::discoveryTick);
     }
 
@@ -169,7 +242,7 @@ public final class KubeSource implements AutoCloseable {
      */
     public boolean synced() {
         SharedIndexInformer<DynamicKubernetesObject> cnp = clusterPolicies;
-        return namespaces.hasSynced() && pods.hasSynced() && policies.hasSynced() && nodes.hasSynced()
+        return namespaces.hasSynced() && pods.hasSynced() && (ownPods == null || ownPods.hasSynced()) && policies.hasSynced() && nodes.hasSynced()
                 && clusterPoliciesServed != ServedResource.Answer.UNKNOWN && (cnp == null || cnp.hasSynced());
     }
 
@@ -234,7 +307,7 @@ public final class KubeSource implements AutoCloseable {
         List<ObjectChange> out = new ArrayList<>();
         namespaces.getIndexer().list().forEach(n -> add(out, "Namespace", n, this::namespaceUpserted));
         nodes.getIndexer().list().forEach(n -> add(out, "Node", n, this::nodeUpserted));
-        pods.getIndexer().list().forEach(p -> add(out, "Pod", p, this::podUpserted));
+        allPods().forEach(p -> add(out, "Pod", p, this::podUpserted));
         policies.getIndexer().list().forEach(p -> add(out, "NetworkPolicy", p, this::policyUpserted));
         SharedIndexInformer<DynamicKubernetesObject> cnp = clusterPolicies;
         if (cnp != null) {
@@ -275,9 +348,29 @@ public final class KubeSource implements AutoCloseable {
     /** Objects in the caches, per kind: what /debug/state shows. */
     public Map<String, Integer> counts() {
         SharedIndexInformer<DynamicKubernetesObject> cnp = clusterPolicies;
-        return Map.of("namespaces", namespaces.getIndexer().list().size(), "pods", pods.getIndexer().list().size(),
+        return Map.of("namespaces", namespaces.getIndexer().list().size(), "pods", allPods().size(),
                 "networkpolicies", policies.getIndexer().list().size(), "nodes", nodes.getIndexer().list().size(),
                 ClusterPolicyJson.RESOURCE, cnp == null ? 0 : cnp.getIndexer().list().size());
+    }
+
+    /** Whether the relay's word on {@code p} counts: not this node's pod, which the node's own watch holds. */
+    private boolean relayed(V1Pod p) {
+        return !relay.node().equals(CachedPod.nodeName(p)) && !ownHolds(p);
+    }
+
+    private boolean ownHolds(V1Pod p) {
+        V1ObjectMeta m = p.getMetadata();
+        return m != null && ownPods.getIndexer().getByKey(m.getNamespace() + "/" + m.getName()) != null;
+    }
+
+    /** Every pod in the caches: with a relay, the node's own and the relay's others. */
+    private List<V1Pod> allPods() {
+        if (relay == null) {
+            return pods.getIndexer().list();
+        }
+        List<V1Pod> out = new ArrayList<>(ownPods.getIndexer().list());
+        pods.getIndexer().list().stream().filter(this::relayed).forEach(out::add);
+        return out;
     }
 
     private ClusterEvent namespaceUpserted(V1Namespace n) {
@@ -388,5 +481,8 @@ public final class KubeSource implements AutoCloseable {
             }
         }
         factory.stopAllRegisteredInformers(true);
+        if (ownFactory != null) {
+            ownFactory.stopAllRegisteredInformers(true);
+        }
     }
 }

@@ -35,6 +35,8 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
     private final PageLister<L> pages;
     private final UnaryOperator<T> slim;
     private final ListAssembler<T, L> assemble;
+    /** Only the objects it selects, or null for all; a page lister applies it itself. */
+    private final String fieldSelector;
 
     /** Builds a list object of the kind from the slimmed items and the last page's metadata. */
     interface ListAssembler<T, L> {
@@ -67,6 +69,13 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
      */
     PagedListerWatcher(GenericKubernetesApi<T, L> api, WholeLister<L> whole, ProtoWatcher<T> protoWatcher, PageLister<L> pages,
             AccessDenials.For access, UnaryOperator<T> slim, ListAssembler<T, L> assemble) {
+        this(api, whole, protoWatcher, pages, access, slim, assemble, null);
+    }
+
+    /** @param fieldSelector what the JSON watch selects (the other three select it themselves), or null for all */
+    PagedListerWatcher(GenericKubernetesApi<T, L> api, WholeLister<L> whole, ProtoWatcher<T> protoWatcher, PageLister<L> pages,
+            AccessDenials.For access, UnaryOperator<T> slim, ListAssembler<T, L> assemble, String fieldSelector) {
+        this.fieldSelector = fieldSelector;
         this.api = api;
         this.whole = whole;
         this.protoWatcher = protoWatcher;
@@ -166,7 +175,7 @@ final class PagedListerWatcher<T extends KubernetesObject, L extends KubernetesL
 
     @Override
     public Watchable<T> watch(CallGeneratorParams params) throws ApiException {
-        ListOptions options = new ListOptions().resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds);
+        ListOptions options = new ListOptions().resourceVersion(params.resourceVersion).timeoutSeconds(params.timeoutSeconds).fieldSelector(fieldSelector);
         try {
             Watchable<T> w = protoWatcher == null ? null : protoWatcher.watch(params.resourceVersion, params.timeoutSeconds);
             if (w == null) {

@@ -72,12 +72,19 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
 
     private final ApiClient client;
     private final UnaryOperator<V1Pod> slim;
+    private final String fieldSelector;
     private volatile boolean served = true;
 
     /** @param slim what each pod becomes as soon as it is read ({@link SlimObjects#pod}) */
     public PodWatchList(ApiClient client, UnaryOperator<V1Pod> slim) {
+        this(client, slim, null);
+    }
+
+    /** @param fieldSelector only the pods it selects ({@code spec.nodeName=NODE}: a node's own), or null for all */
+    public PodWatchList(ApiClient client, UnaryOperator<V1Pod> slim, String fieldSelector) {
         this.client = client;
         this.slim = slim;
+        this.fieldSelector = fieldSelector;
     }
 
     /**
@@ -187,10 +194,13 @@ public final class PodWatchList implements PagedListerWatcher.WholeLister<V1PodL
         }
     }
 
-    /** The query both ask with first: bookmarks, and the version (none: the latest). */
-    private static List<Pair> watchFrom(String resourceVersion) {
+    /** The query both ask with first: bookmarks, the selector, and the version (none: the latest). */
+    private List<Pair> watchFrom(String resourceVersion) {
         List<Pair> query = new ArrayList<>();
         query.add(new Pair("allowWatchBookmarks", "true"));
+        if (fieldSelector != null) {
+            query.add(new Pair("fieldSelector", fieldSelector));
+        }
         if (resourceVersion != null && !resourceVersion.isEmpty()) {
             query.add(new Pair("resourceVersion", resourceVersion));
         }
