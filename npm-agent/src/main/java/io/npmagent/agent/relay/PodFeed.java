@@ -65,8 +65,7 @@ public final class PodFeed {
         version = Long.parseLong(resourceVersion);
         oldest = version;
         listed = true;
-        byte[] gone = ProtoFrames.frame("ERROR", ProtoFrames.wrap("Status", Meta.Status.newBuilder().setStatus("Failure").setCode(410)
-                .setReason("Expired").setMessage("the relay listed the API server again at " + resourceVersion).build()));
+        byte[] gone = gone("the relay listed the API server again at " + resourceVersion);
         new ArrayList<>(subscriptions).forEach(s -> s.end(gone));
     }
 
@@ -114,9 +113,7 @@ public final class PodFeed {
     /** A watch from {@code from}: the changes after it, then every change; 410 Gone if the window no longer reaches back to it. */
     public synchronized Subscription watch(long from) {
         if (from < oldest) {
-            byte[] gone = ProtoFrames.frame("ERROR", ProtoFrames.wrap("Status", Meta.Status.newBuilder().setStatus("Failure").setCode(410)
-                    .setReason("Expired").setMessage("too old resource version: " + from + " (" + oldest + ")").build()));
-            Subscription s = new Subscription(this, List.of(gone), 1, from);
+            Subscription s = new Subscription(this, List.of(gone("too old resource version: " + from + " (" + oldest + ")")), 1, from);
             s.end(null);
             return s;
         }
@@ -147,6 +144,12 @@ public final class PodFeed {
 
     public synchronized int watchers() {
         return subscriptions.size();
+    }
+
+    /** The ERROR event kube-apiserver ends a watch with when it cannot serve it from where it was asked: 410 Gone. */
+    private static byte[] gone(String message) {
+        return ProtoFrames.frame("ERROR", ProtoFrames.wrap("Status", Meta.Status.newBuilder().setStatus("Failure").setCode(410)
+                .setReason("Expired").setMessage(message).build()));
     }
 
     private static byte[] bookmarkFrame(String resourceVersion, boolean initialEventsEnd) {

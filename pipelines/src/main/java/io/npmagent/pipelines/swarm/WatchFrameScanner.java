@@ -34,7 +34,7 @@ final class WatchFrameScanner {
                 }
                 int n = length.flip().getInt();
                 length.clear();
-                if (n < 0 || n > 16 * 1024 * 1024) {
+                if (n < 0 || n > ProtoFrames.MAX_FRAME) {
                     throw new IllegalStateException("a watch frame of " + n + " bytes");
                 }
                 frame = new byte[n];

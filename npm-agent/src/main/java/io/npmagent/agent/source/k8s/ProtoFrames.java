@@ -20,7 +20,7 @@ public final class ProtoFrames {
     /** What starts every protobuf object of kube-apiserver, before the {@code runtime.Unknown} that wraps it. */
     private static final int MAGIC = 0x6b387300; // "k8s\0"
     /** A frame larger than this is not a pod (etcd keeps objects under 1.5 MiB). */
-    static final int MAX_FRAME = 16 * 1024 * 1024;
+    public static final int MAX_FRAME = 16 * 1024 * 1024;
 
     private ProtoFrames() {}
 
